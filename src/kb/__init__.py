@@ -1,0 +1,44 @@
+"""kb: the Sphinx extension behind the research knowledge base.
+
+Each feature lives in its own module with a ``setup_<feature>(app)``; this ``setup()`` only
+registers them, in the order the data flows: settings, the catalog of posts, then every
+output that reads the catalog.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sphinx.application import Sphinx
+
+from . import catalog, config, freshness, highlighting, listings, postpage, sidebars
+
+__version__ = "0.1.0"
+
+TEMPLATES_DIR = Path(__file__).parent / "templates"
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def _config_inited(app: Sphinx, sphinx_config) -> None:
+    # Our templates come after the project's own (_templates), so a fork can still override
+    # any of them, and before the theme's, so furo never sees ablog's page.html.
+    sphinx_config.templates_path.append(str(TEMPLATES_DIR))
+    sphinx_config.html_static_path.append(str(STATIC_DIR))
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("config-inited", _config_inited)
+    config.setup_config(app)
+    catalog.setup_catalog(app)
+    listings.setup_listings(app)
+    sidebars.setup_sidebars(app)
+    postpage.setup_postpage(app)
+    freshness.setup_freshness(app)
+    highlighting.setup_highlighting(app)
+    app.add_css_file("kb.css")
+    return {
+        "version": __version__,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+        "env_version": 1,
+    }

@@ -1,0 +1,371 @@
+"""The catalog: one normalised record per post, built once per build.
+
+ablog finds the posts and parses their front matter while Sphinx reads them; at
+``doctree-read`` we keep what every listing needs (title, dates, labels, the excerpt's
+doctree). At ``env-updated`` the records become a :class:`Catalog`: sorted, grouped into
+ablog's collections (same URLs as ablog's own archive pages), each excerpt rendered to HTML
+once and cached in the environment until its post changes. Every output reads this object;
+none walks the site or re-renders an excerpt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+from ablog.blog import os_path_join, slugify
+from docutils import nodes
+from docutils.utils import new_document
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+from sphinx.util.docutils import _get_settings
+from sphinx.writers.html import HTMLWriter
+
+logger = logging.getLogger(__name__)
+
+WORDS_PER_MINUTE = 230
+
+#: Kinds of collection, their ablog catalog path and the heading of their archive pages.
+KINDS = {
+    "category": ("category", "Category"),
+    "tag": ("tag", "Tag"),
+    "author": ("author", "Author"),
+    "year": (None, "Year"),
+}
+
+
+@dataclass(frozen=True)
+class Label:
+    """A category, tag, author or year, with the archive page that lists it."""
+
+    kind: str
+    name: str
+    docname: str
+    url: str | None = None  # an author's own page, when configured
+
+
+@dataclass
+class Post:
+    """Everything a listing, feed, sidebar or series box shows about one post."""
+
+    docname: str
+    title: str
+    date: datetime
+    updated: datetime
+    authors: tuple[Label, ...]
+    categories: tuple[Label, ...]
+    tags: tuple[Label, ...]
+    year: Label
+    excerpt_html: str  # links relative to the site root; see :func:`relocate_links`
+    excerpt_text: str
+    words: int
+    external_link: str = ""
+    series: str = ""
+    part: str = ""
+    image: str = ""
+    published: bool = True
+
+    @property
+    def reading_minutes(self) -> int:
+        return max(1, round(self.words / WORDS_PER_MINUTE))
+
+    @property
+    def labels(self) -> tuple[Label, ...]:
+        return (*self.categories, *self.tags, *self.authors, self.year)
+
+    def fingerprint(self) -> str:
+        """What listings show of this post; a change here means listings must be rewritten."""
+        parts = [
+            self.docname,
+            self.title,
+            self.date.isoformat(),
+            self.updated.isoformat(),
+            self.external_link,
+            self.series,
+            self.part,
+            self.excerpt_html,
+            *(f"{label.kind}:{label.name}" for label in self.labels),
+        ]
+        return _digest(parts)
+
+
+@dataclass
+class Collection:
+    """Posts sharing a label, newest first."""
+
+    label: Label
+    posts: list[Post] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.label.name
+
+    @property
+    def docname(self) -> str:
+        return self.label.docname
+
+
+@dataclass
+class Catalog:
+    """All published posts of a build, newest first, with their collections."""
+
+    posts: list[Post]
+    drafts: list[Post]
+    collections: dict[str, list[Collection]]  # kind -> collections sorted for display
+    blog_path: str
+
+    def by_docname(self, docname: str) -> Post | None:
+        return self._index().get(docname)
+
+    def _index(self) -> dict[str, Post]:
+        if not hasattr(self, "_by_docname"):
+            self._by_docname = {p.docname: p for p in (*self.posts, *self.drafts)}
+        return self._by_docname
+
+    def catalog_docname(self, kind: str) -> str:
+        """The page listing all collections of a kind (ablog's catalog page)."""
+        path = KINDS[kind][0]
+        return os_path_join(self.blog_path, path) if path else f"{self.blog_path}/archive"
+
+
+def _digest(parts) -> str:
+    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()
+
+
+# -- Reading: keep what listings need from each post ---------------------------------------
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    env = app.env
+    docname = env.docname
+    infos = getattr(env, "ablog_posts", {}).get(docname)
+    if not infos:
+        return
+    info = infos[0]
+    meta = env.metadata.get(docname, {})
+    env.kb_posts[docname] = {
+        "title": info["title"],
+        "date": info["date"],
+        "update": info["update"],
+        "tags": list(info["tags"]),
+        "authors": list(info["author"]),
+        "categories": list(info["category"]),
+        "external_link": info["external_link"] or "",
+        "description": str(meta.get("description", "")).strip(),
+        "updated": str(meta.get("updated", "")).strip(),
+        "series": str(meta.get("series", "")).strip(),
+        "part": str(meta.get("part", "")).strip(),
+        "image": str(meta.get("image", "")).strip(),
+        "excerpt": _excerpt_source(doctree),
+        "words": len(doctree.astext().split()),
+    }
+    env.kb_excerpts.pop(docname, None)
+
+
+def _excerpt_source(doctree: nodes.document) -> nodes.paragraph | None:
+    """The first paragraph with text, images removed: an image never becomes the excerpt."""
+    for paragraph in doctree.findall(nodes.paragraph):
+        if isinstance(paragraph.parent, (nodes.field_body, nodes.docinfo)):
+            continue
+        copy = paragraph.deepcopy()
+        for image in list(copy.findall(nodes.image)):
+            image.parent.remove(image)
+        if copy.astext().strip():
+            return copy
+    return None
+
+
+def _purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    env.kb_posts.pop(docname, None)
+    env.kb_excerpts.pop(docname, None)
+
+
+def _merge_info(app, env, docnames, other) -> None:
+    for docname in docnames:
+        if docname in other.kb_posts:
+            env.kb_posts[docname] = other.kb_posts[docname]
+
+
+def _env_before_read(app: Sphinx, env: BuildEnvironment, docnames) -> None:
+    if not hasattr(env, "kb_posts"):
+        env.kb_posts = {}
+        env.kb_excerpts = {}
+
+
+# -- Building the catalog --------------------------------------------------------------------
+
+
+def as_utc(value: datetime | date) -> datetime:
+    """Front-matter dates carry no zone: they are UTC."""
+    if not isinstance(value, datetime):
+        value = datetime(value.year, value.month, value.day)
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def publish_cutoff() -> datetime:
+    """ablog's rule: a post dated before tomorrow (UTC, the process is pinned to UTC) is out."""
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return today + timedelta(days=1)
+
+
+def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
+    blog_path = app.config.blog_path
+    authors = app.config.blog_authors or {}
+    cutoff = publish_cutoff()
+    published, drafts = [], []
+    collections: dict[str, dict[str, Collection]] = {kind: {} for kind in KINDS}
+
+    def label(kind: str, name: str) -> Label:
+        existing = collections[kind].get(name)
+        if existing:
+            return existing.label
+        if kind == "author":
+            full_name, url = authors.get(name, (name, None))
+            new = Label(kind, full_name, os_path_join(blog_path, "author", slugify(full_name)), url)
+        elif kind == "year":
+            new = Label(kind, name, os_path_join(blog_path, name))
+        else:
+            new = Label(kind, name, os_path_join(blog_path, KINDS[kind][0], slugify(name)))
+        collections[kind][name] = Collection(new)
+        return new
+
+    for docname in sorted(env.kb_posts):
+        raw = env.kb_posts[docname]
+        if raw["date"] is None:
+            continue  # ablog treats an undated post as a draft; the checks report it
+        when = as_utc(raw["date"])
+        updated = _updated(raw, when)
+        post = Post(
+            docname=docname,
+            title=raw["title"],
+            date=when,
+            updated=updated,
+            authors=tuple(label("author", a) for a in raw["authors"] if a),
+            categories=tuple(label("category", c) for c in raw["categories"] if c),
+            tags=tuple(label("tag", t) for t in raw["tags"] if t),
+            year=label("year", str(when.year)),
+            excerpt_html=_cached_excerpt(app, env, docname, raw),
+            excerpt_text=_excerpt_text(raw),
+            words=raw["words"],
+            external_link=raw["external_link"],
+            series=raw["series"],
+            part=raw["part"],
+            image=raw["image"],
+            published=when < cutoff,
+        )
+        (published if post.published else drafts).append(post)
+
+    newest_first = _newest_first
+    published.sort(key=newest_first)
+    drafts.sort(key=newest_first)
+    by_label = {c.label: c for colls in collections.values() for c in colls.values()}
+    for post in published:
+        for item in post.labels:
+            by_label[item].posts.append(post)
+    grouped = {
+        kind: sorted(
+            (c for c in colls.values() if c.posts),
+            key=(lambda c: -int(c.name)) if kind == "year" else (lambda c: c.name.casefold()),
+        )
+        for kind, colls in collections.items()
+    }
+    return Catalog(published, drafts, grouped, blog_path)
+
+
+def _newest_first(post: Post):
+    # A stable order: newest first, then by title and docname so ties never flip.
+    return (-post.date.timestamp(), post.title, post.docname)
+
+
+def _updated(raw: dict, published: datetime) -> datetime:
+    candidates = [published]
+    if raw["update"]:
+        candidates.append(as_utc(raw["update"]))
+    if raw["updated"]:
+        try:
+            candidates.append(as_utc(date.fromisoformat(raw["updated"])))
+        except ValueError:
+            pass  # reported by the front-matter checks
+    return max(candidates)
+
+
+def _excerpt_text(raw: dict) -> str:
+    if raw["description"]:
+        return raw["description"]
+    return raw["excerpt"].astext() if raw["excerpt"] is not None else ""
+
+
+def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict) -> str:
+    html = env.kb_excerpts.get(docname)
+    if html is None:
+        html = env.kb_excerpts[docname] = render_excerpt(app, docname, raw)
+    return html
+
+
+def render_excerpt(app: Sphinx, docname: str, raw: dict) -> str:
+    """Render a post's excerpt once, with links relative to the site root."""
+    if raw["description"]:
+        paragraph = nodes.paragraph(text=raw["description"])
+    elif raw["excerpt"] is not None:
+        paragraph = raw["excerpt"].deepcopy()
+    else:
+        return ""
+    builder = app.builder
+    settings = _get_settings(HTMLWriter, defaults=app.env.settings, read_config_files=False)
+    document = new_document(app.env.doc2path(docname), settings)
+    document.append(paragraph)
+    for xref in document.findall(nodes.Element):
+        if "refdoc" in xref:
+            xref["refdoc"] = docname
+    # Resolve as if from the root document: every relative link is then root-relative, and
+    # each page prefixes them with its own depth. Problems are already reported on the post.
+    root = app.config.root_doc
+    with logging.suppress_logging():
+        app.env.resolve_references(document, root, builder)
+    saved = builder.current_docname, getattr(builder, "imgpath", ""), getattr(builder, "dlpath", "")
+    builder.current_docname, builder.imgpath, builder.dlpath = root, "_images", "_downloads"
+    try:
+        visitor = builder.create_translator(document, builder)
+        document.walkabout(visitor)
+        html = "".join(visitor.fragment)
+    finally:
+        builder.current_docname, builder.imgpath, builder.dlpath = saved
+    return html.strip()
+
+
+_RELATIVE_LINK = re.compile(r'(\s(?:href|src)=")(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)')
+
+
+def relocate_links(html: str, prefix: str) -> str:
+    """Prefix root-relative ``href``/``src`` values: ``../`` per level, or the site URL."""
+    if not prefix:
+        return html
+    return _RELATIVE_LINK.sub(lambda m: m.group(1) + prefix, html)
+
+
+def _env_updated(app: Sphinx, env: BuildEnvironment):
+    if app.builder.format != "html":
+        return []
+    env.kb_catalog = build_catalog(app, env)
+    app.emit("kb-catalog-built", env.kb_catalog)
+    return []
+
+
+def get_catalog(app_or_env) -> Catalog:
+    env = getattr(app_or_env, "env", app_or_env)
+    return env.kb_catalog
+
+
+def setup_catalog(app: Sphinx) -> None:
+    app.add_event("kb-catalog-built")
+    app.connect("env-before-read-docs", _env_before_read)
+    # After ablog's own doctree-read handler (priority 500) has registered the post.
+    app.connect("doctree-read", _doctree_read, priority=600)
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("env-merge-info", _merge_info)
+    app.connect("env-updated", _env_updated, priority=400)

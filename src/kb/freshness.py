@@ -1,0 +1,105 @@
+"""Incremental builds that match clean ones, and skip what did not change.
+
+Sphinx rewrites a page only when its own source changed; it cannot know that the home page,
+every sidebar or a series box shows other posts. After the catalog is built we sign what
+each page shows of the catalog, compare with the signatures of the last successful build
+(kept in the doctree folder), and:
+
+* return the documents whose signature changed, so Sphinx rewrites them (no re-read);
+* let generated pages (archives, feeds) be skipped when their signature and file are unchanged.
+
+Other modules add what a page depends on through :func:`add_signer`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from sphinx.application import Sphinx
+
+from .catalog import Catalog, _digest
+
+STATE_FILE = "kb-state.json"
+
+Signer = Callable[[Sphinx, str], str]
+
+
+def add_signer(app: Sphinx, signer: Signer) -> None:
+    """Register ``signer(app, docname) -> str``: what ``docname`` shows of other posts."""
+    app.kb_signers.append(signer)
+
+
+def _state_path(app: Sphinx) -> Path:
+    return Path(app.doctreedir) / STATE_FILE
+
+
+def _load_state(app: Sphinx) -> dict:
+    try:
+        return json.loads(_state_path(app).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"docs": {}, "pages": {}}
+
+
+def _build_signature(app: Sphinx) -> str:
+    """Changes when our templates or package change: every generated page is then rewritten."""
+    templates = Path(__file__).parent
+    mtimes = sorted(f"{p.name}:{p.stat().st_mtime_ns}" for p in templates.rglob("*") if p.is_file())
+    return _digest([app.config.html_theme, *mtimes])
+
+
+def _env_updated(app: Sphinx, env) -> list[str]:
+    if app.builder.format != "html":
+        return []
+    catalog: Catalog = env.kb_catalog
+    base = _digest([_build_signature(app), getattr(env, "kb_sidebar_html", "")])
+    app.kb_state_old = _load_state(app)
+    docs = {}
+    for docname in env.found_docs:
+        extra = [signer(app, docname) for signer in app.kb_signers]
+        docs[docname] = _digest([base, *extra])
+    app.kb_state_new = {"docs": docs, "pages": {}}
+    app.kb_base_signature = base
+    old_docs = app.kb_state_old.get("docs", {})
+    del catalog  # the signers read it from env
+    return sorted(d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig)
+
+
+def page_signature(app: Sphinx, *parts: str) -> str:
+    return _digest([app.kb_base_signature, *parts])
+
+
+def should_write(app: Sphinx, docname: str, signature: str | None = None, path: Path | None = None):
+    """Record a generated page's signature; True when it must be (re)written."""
+    if signature is None:
+        page = app.env.kb_listing_pages[docname]
+        signature = page_signature(
+            app, page.title, str(page.number), str(page.count), *(p.fingerprint() for p in page.posts)
+        )
+    app.kb_state_new["pages"][docname] = signature
+    if path is None:
+        path = Path(app.outdir) / app.builder.get_target_uri(docname)
+    return not (path.exists() and app.kb_state_old.get("pages", {}).get(docname) == signature)
+
+
+def _build_finished(app: Sphinx, exception) -> None:
+    # Only a successful build vouches for what is on disk.
+    if exception is None and getattr(app, "kb_state_new", None) is not None:
+        _state_path(app).write_text(json.dumps(app.kb_state_new, sort_keys=True), encoding="utf-8")
+
+
+def _latest_posts_signer(app: Sphinx, docname: str) -> str:
+    if docname not in getattr(app.env, "kb_latest_docs", ()):
+        return ""
+    return _digest([p.fingerprint() for p in app.env.kb_catalog.posts])
+
+
+def setup_freshness(app: Sphinx) -> None:
+    app.kb_signers = [_latest_posts_signer]
+    app.kb_should_write = lambda docname, signature=None, path=None: should_write(
+        app, docname, signature, path
+    )
+    # After the catalog (400) and the modules that derive data from it (500).
+    app.connect("env-updated", _env_updated, priority=700)
+    app.connect("build-finished", _build_finished)

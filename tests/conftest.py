@@ -1,0 +1,27 @@
+"""Shared fixtures: Sphinx's testing fixtures over the tiny sites under tests/roots/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ablog.blog import Blog
+
+pytest_plugins = ["sphinx.testing.fixtures"]
+collect_ignore = ["roots"]
+
+ROOTS = Path(__file__).parent / "roots"
+REPO = Path(__file__).parent.parent
+
+
+@pytest.fixture(scope="session")
+def rootdir() -> Path:
+    return ROOTS
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ablog_state():
+    # ablog keeps its posts in class-level state that would leak from one build to the next.
+    Blog._dict.clear()
+    yield
+    Blog._dict.clear()
