@@ -43,6 +43,9 @@ extensions = [
     "kb",
 ]
 
+# Only the site's own pages are sources; everything else in the repository (README, tests,
+# tool caches) is not.
+include_patterns = ["index.md", "posts/**", "pages/**"]
 exclude_patterns = [
     "_build",
     ".venv",
