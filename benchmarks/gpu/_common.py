@@ -1,0 +1,316 @@
+"""Shared helpers for the GPU micro-benchmarks in this folder.
+
+Only the Python standard library and PyTorch are used.
+
+Timing method (used by every script here)
+-----------------------------------------
+``time_op(fn)`` measures one operation ``fn`` (a callable that launches GPU
+work and returns without synchronising):
+
+1. Two untimed calls (first-call costs: kernel selection, allocator, lazy
+   module loading), then a synchronise.
+2. A probe: ``fn`` is run 3 times between two CUDA events to estimate the
+   time of one call, ``t``.
+3. ``inner = ceil(min_batch_ms / t)`` calls are grouped into one *repeat*, so
+   that each timed interval is long compared with event resolution and launch
+   gaps (capped at ``max_inner``).
+4. Untimed warm-up: ``inner`` calls repeated until ``warmup_ms`` of GPU time has
+   passed (at least one batch), so clocks have ramped up.
+5. ``repeats`` timed batches, back to back: a CUDA event is recorded before and
+   after each batch of ``inner`` calls; the host synchronises once, at the end.
+   The time of one call in a batch is ``elapsed(batch) / inner``.
+
+The scripts report the median over the repeats and also the minimum and the
+maximum (for a rate, the maximum rate comes from the minimum time and vice
+versa).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+TIMING_METHOD = (
+    "Each configuration: 2 untimed calls; a 3-call probe timed with CUDA events "
+    "to estimate the per-call time t; calls grouped into batches of "
+    "inner=ceil(min_batch_ms/t) calls (capped); untimed warm-up batches for at "
+    "least warmup_ms of GPU time; then `repeats` back-to-back batches, each "
+    "bracketed by torch.cuda.Event(enable_timing=True) records, one host "
+    "synchronise at the end. Per-call time = batch elapsed / inner. Reported: "
+    "median, min and max over the repeats (rate_max from min time, rate_min "
+    "from max time). Inputs are random normal values (not zeros), allocated "
+    "once per configuration with the PyTorch caching allocator (cudaMalloc); "
+    "no clocks or power settings are changed."
+)
+
+NVSMI_FIELDS = [
+    "name",
+    "driver_version",
+    "pci.bus_id",
+    "pstate",
+    "clocks.sm",
+    "clocks.mem",
+    "clocks.gr",
+    "clocks.max.sm",
+    "clocks.max.mem",
+    "clocks.applications.graphics",
+    "clocks.applications.memory",
+    "power.draw",
+    "power.limit",
+    "power.max_limit",
+    "temperature.gpu",
+    "memory.total",
+    "memory.used",
+    "utilization.gpu",
+    "compute_mode",
+    "clocks_event_reasons.active",
+]
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _run(cmd, timeout=20):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except Exception as e:  # missing binary, timeout, ...
+        return None, "", f"{type(e).__name__}: {e}"
+
+
+def nvidia_smi_query(index: int = 0) -> dict:
+    """Query nvidia-smi for GPU `index`. Tolerates every failure.
+
+    Tries all fields in one call; if that fails (an unknown field makes the
+    whole query fail), asks field by field.
+    """
+    out = {"ok": False, "time": now_iso()}
+    base = ["nvidia-smi", "-i", str(index), "--format=csv,noheader,nounits"]
+    rc, so, se = _run(base + ["--query-gpu=" + ",".join(NVSMI_FIELDS)])
+    if rc == 0 and so.strip():
+        vals = [v.strip() for v in so.strip().splitlines()[0].split(",")]
+        if len(vals) == len(NVSMI_FIELDS):
+            out.update(dict(zip(NVSMI_FIELDS, vals)))
+            out["ok"] = True
+            return out
+    if rc is None:
+        out["error"] = se.strip()
+        return out
+    for f in NVSMI_FIELDS:
+        rc, so, se = _run(base + ["--query-gpu=" + f], timeout=10)
+        if rc == 0 and so.strip():
+            out[f] = so.strip().splitlines()[0].strip()
+            out["ok"] = True
+        else:
+            out[f] = None
+    return out
+
+
+def nvidia_smi_static() -> dict:
+    """Once-per-run nvidia-smi information (driver CUDA version, clock table)."""
+    info = {}
+    rc, so, se = _run(["nvidia-smi"])
+    if rc == 0:
+        m = re.search(r"CUDA Version:\s*([0-9.]+)", so)
+        info["driver_cuda_version"] = m.group(1) if m else None
+        m = re.search(r"Driver Version:\s*([0-9.]+)", so)
+        info["driver_version"] = m.group(1) if m else None
+    else:
+        info["error"] = (se or so).strip()[-500:]
+    rc, so, se = _run(["nvidia-smi", "-i", "0", "-q", "-d", "CLOCK"])
+    if rc == 0:
+        info["clock_report"] = [ln.rstrip() for ln in so.splitlines() if ln.strip()]
+    return info
+
+
+def device_info() -> dict:
+    dev = torch.cuda.current_device()
+    p = torch.cuda.get_device_properties(dev)
+    info = {
+        "device_index": dev,
+        "device_name": torch.cuda.get_device_name(dev),
+        "compute_capability": f"{p.major}.{p.minor}",
+        "sm_count": p.multi_processor_count,
+        "total_memory_bytes": p.total_memory,
+    }
+    for attr in (
+        "L2_cache_size",
+        "max_threads_per_multi_processor",
+        "regs_per_multiprocessor",
+        "shared_memory_per_multiprocessor",
+        "memory_clock_rate",
+        "memory_bus_width",
+        "clock_rate",
+        "uuid",
+    ):
+        v = getattr(p, attr, None)
+        if v is not None:
+            info[attr] = str(v) if attr == "uuid" else v
+    return info
+
+
+def software_info() -> dict:
+    info = {
+        "torch_version": torch.__version__,
+        "torch_cuda_version": torch.version.cuda,
+        "torch_git_version": getattr(torch.version, "git_version", None),
+        "python_version": sys.version.split()[0],
+        "platform": platform.platform(),
+        "hostname": socket.gethostname(),
+    }
+    try:
+        info["cudnn_version"] = torch.backends.cudnn.version()
+    except Exception:
+        info["cudnn_version"] = None
+    try:
+        info["matmul_allow_tf32"] = torch.backends.cuda.matmul.allow_tf32
+        info["matmul_allow_bf16_reduced_precision_reduction"] = (
+            torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction
+        )
+    except Exception:
+        pass
+    try:
+        info["preferred_blas_library"] = str(torch.backends.cuda.preferred_blas_library())
+    except Exception:
+        pass
+    return info
+
+
+def base_metadata(benchmark: str, method: str) -> dict:
+    md = {
+        "benchmark": benchmark,
+        "date": now_iso(),  # measurement start, UTC, from the clock at run time
+        "method": method,
+        "timing": TIMING_METHOD,
+    }
+    md.update(device_info())
+    md.update(software_info())
+    md["nvidia_smi"] = nvidia_smi_static()
+    md["nvidia_smi_before"] = nvidia_smi_query()
+    return md
+
+
+def finish_metadata(md: dict, t0: float) -> dict:
+    md["nvidia_smi_after"] = nvidia_smi_query()
+    md["date_end"] = now_iso()
+    md["wall_seconds"] = round(time.time() - t0, 2)
+    try:
+        md["max_memory_allocated_bytes"] = torch.cuda.max_memory_allocated()
+    except Exception:
+        pass
+    return md
+
+
+def time_op(fn, repeats=20, min_batch_ms=20.0, warmup_ms=100.0, max_inner=1000):
+    """Return (list of per-call ms over the repeats, inner). See module doc."""
+    fn()
+    fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(3):
+        fn()
+    e.record()
+    torch.cuda.synchronize()
+    t = max(s.elapsed_time(e) / 3.0, 1e-4)
+    inner = int(min(max_inner, max(1, math.ceil(min_batch_ms / t))))
+    nwarm = max(1, int(math.ceil(warmup_ms / (t * inner))))
+    for _ in range(nwarm):
+        for _ in range(inner):
+            fn()
+    evs = [
+        (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+        for _ in range(repeats)
+    ]
+    for s, e in evs:
+        s.record()
+        for _ in range(inner):
+            fn()
+        e.record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) / inner for s, e in evs], inner
+
+
+def summarize(ms_list):
+    return {
+        "ms_median": statistics.median(ms_list),
+        "ms_min": min(ms_list),
+        "ms_max": max(ms_list),
+    }
+
+
+def warm_gpu(seconds=1.0):
+    """Untimed bf16 GEMMs for about `seconds` so clocks leave idle first."""
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    torch.cuda.synchronize()
+    t0 = time.time()
+    while time.time() - t0 < seconds:
+        for _ in range(20):
+            torch.mm(a, b, out=c)
+        torch.cuda.synchronize()
+    del a, b, c
+    torch.cuda.empty_cache()
+
+
+def default_prefix() -> str:
+    try:
+        name = torch.cuda.get_device_name(0)
+    except Exception:
+        return "gpu"
+    m = re.search(r"\b([A-Z]+\d+[A-Za-z]*)\b", name.replace("NVIDIA", ""))
+    tag = m.group(1) if m else name
+    return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-") or "gpu"
+
+
+def write_outputs(out_dir, prefix, name, columns, rows, md):
+    os.makedirs(out_dir, exist_ok=True)
+    csv_path = os.path.join(out_dir, f"{prefix}-{name}.csv")
+    json_path = os.path.join(out_dir, f"{prefix}-{name}.json")
+    with open(csv_path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns)
+        for r in rows:
+            w.writerow([_fmt(r.get(c)) for c in columns])
+    md["csv_file"] = os.path.basename(csv_path)
+    md["csv_columns"] = columns
+    md["rows"] = len(rows)
+    with open(json_path, "w") as f:
+        json.dump(md, f, indent=2, sort_keys=False, default=str)
+        f.write("\n")
+    print(f"wrote {csv_path} ({len(rows)} rows) and {json_path}", flush=True)
+    return csv_path, json_path
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return f"{v:.6g}" if abs(v) < 1e5 else f"{v:.1f}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else v
+
+
+def common_args(parser):
+    parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("--prefix", default=None,
+                        help="file name prefix (default: from the GPU name, e.g. h200)")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--min-batch-ms", type=float, default=20.0)
+    parser.add_argument("--warmup-ms", type=float, default=100.0)
+    parser.add_argument("--max-seconds", type=float, default=150.0,
+                        help="stop starting new configurations after this many seconds")
+    return parser
