@@ -25,3 +25,29 @@ def _fresh_ablog_state():
     Blog._dict.clear()
     yield
     Blog._dict.clear()
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The real site, built once per session with warnings as errors, as `make html` does."""
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("site")
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-nW",
+        "--keep-going",
+        "-q",
+        "-b",
+        "html",
+        str(REPO),
+        str(out / "html"),
+        "-d",
+        str(out / "doctrees"),
+    ]
+    result = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    return out / "html"

@@ -11,8 +11,18 @@ def soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(Path(path).read_text(encoding="utf-8"), "lxml")
 
 
-def write_post(root: Path, relpath: str, title: str, date: str, *, category="Article", tags=(),
-               author="ada", extra: str = "", body: str = "") -> Path:
+def write_post(
+    root: Path,
+    relpath: str,
+    title: str,
+    date: str,
+    *,
+    category="Article",
+    tags=(),
+    author="ada",
+    extra: str = "",
+    body: str = "",
+) -> Path:
     """Write a MyST post with complete front matter into a test site."""
     path = root / relpath
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ none walks the site or re-renders an excerpt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -287,10 +288,9 @@ def _updated(raw: dict, published: datetime) -> datetime:
     if raw["update"]:
         candidates.append(as_utc(raw["update"]))
     if raw["updated"]:
-        try:
+        # A malformed date is reported by the front-matter checks, not here.
+        with contextlib.suppress(ValueError):
             candidates.append(as_utc(date.fromisoformat(raw["updated"])))
-        except ValueError:
-            pass  # reported by the front-matter checks
     return max(candidates)
 
 

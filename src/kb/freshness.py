@@ -75,7 +75,11 @@ def should_write(app: Sphinx, docname: str, signature: str | None = None, path: 
     if signature is None:
         page = app.env.kb_listing_pages[docname]
         signature = page_signature(
-            app, page.title, str(page.number), str(page.count), *(p.fingerprint() for p in page.posts)
+            app,
+            page.title,
+            str(page.number),
+            str(page.count),
+            *(p.fingerprint() for p in page.posts),
         )
     app.kb_state_new["pages"][docname] = signature
     if path is None:

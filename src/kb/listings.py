@@ -64,9 +64,10 @@ def all_listing_pages(catalog: Catalog, size: int) -> dict[str, ListingPage]:
     return pages
 
 
-def root_prefix(app: Sphinx, pagename: str) -> str:
+def root_prefix(app_or_builder, pagename: str) -> str:
     """The relative path from a page back to the site root (``../`` per level)."""
-    return "../" * app.builder.get_target_uri(pagename).count("/")
+    builder = getattr(app_or_builder, "builder", app_or_builder)
+    return "../" * builder.get_target_uri(pagename).count("/")
 
 
 def pagination_html(page: ListingPage, prefix: str) -> str:
@@ -78,7 +79,9 @@ def pagination_html(page: ListingPage, prefix: str) -> str:
 
     links = []
     if page.number > 1:
-        links.append(f'<a class="kb-newer" rel="prev" href="{href(page.number - 1)}">← Newer posts</a>')
+        links.append(
+            f'<a class="kb-newer" rel="prev" href="{href(page.number - 1)}">← Newer posts</a>'
+        )
     numbers = []
     for number in range(1, page.count + 1):
         if number == page.number:
@@ -87,7 +90,9 @@ def pagination_html(page: ListingPage, prefix: str) -> str:
             numbers.append(f'<li><a href="{href(number)}">{number}</a></li>')
     links.append(f'<ol class="kb-page-numbers">{"".join(numbers)}</ol>')
     if page.number < page.count:
-        links.append(f'<a class="kb-older" rel="next" href="{href(page.number + 1)}">Older posts →</a>')
+        links.append(
+            f'<a class="kb-older" rel="next" href="{href(page.number + 1)}">Older posts →</a>'
+        )
     return f'<nav class="kb-pagination" aria-label="Pages of this listing">{"".join(links)}</nav>'
 
 
@@ -166,12 +171,12 @@ class LatestPostsDirective(SphinxDirective):
 
 
 def visit_latest_posts(translator, node: latest_posts) -> None:
-    app = translator.builder.app
-    count = node["count"] or app.kb_config.home_posts
-    prefix = root_prefix(app, translator.builder.current_docname)
-    posts = get_catalog(app).posts[:count]
-    translator.body.append(entries_html(posts, prefix, heading=3))
-    blog = f"{prefix}{get_catalog(app).blog_path}.html"
+    builder = translator.builder
+    catalog = get_catalog(builder.env)
+    count = node["count"] or builder.config.kb_home_posts
+    prefix = root_prefix(builder, builder.current_docname)
+    translator.body.append(entries_html(catalog.posts[:count], prefix, heading=3))
+    blog = f"{prefix}{catalog.blog_path}.html"
     translator.body.append(f'<p class="kb-all-posts"><a href="{blog}">All posts…</a></p>')
     raise nodes.SkipNode
 

@@ -18,8 +18,9 @@ def post_header_html(post: Post, prefix: str) -> str:
     lines = [meta_line(post, prefix)]
     if post.updated.date() > post.date.date():
         lines.append(
-            f'<span class="kb-updated">Updated on <time datetime="{post.updated.date().isoformat()}">'
-            f"{format_date(post.updated)}</time></span>"
+            '<span class="kb-updated">Updated on '
+            f'<time datetime="{post.updated.date().isoformat()}">{format_date(post.updated)}</time>'
+            "</span>"
         )
     lines.append(f'<span class="kb-reading-time">{post.reading_minutes} min read</span>')
     html = f'<p class="kb-post-meta">{" · ".join(lines)}</p>'
@@ -51,7 +52,9 @@ def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) ->
     if post is None:
         return
     context["kb_post"] = post
-    context["body"] = insert_after_title(context["body"], post_header_html(post, root_prefix(app, pagename)))
+    context["body"] = insert_after_title(
+        context["body"], post_header_html(post, root_prefix(app, pagename))
+    )
 
 
 def setup_postpage(app: Sphinx) -> None:

@@ -16,7 +16,9 @@ from .listings import root_prefix
 
 
 def _links(items) -> str:
-    return "".join(f'<li><a href="{href}">{escape(text)}</a>{extra}</li>' for href, text, extra in items)
+    return "".join(
+        f'<li><a href="{href}">{escape(text)}</a>{extra}</li>' for href, text, extra in items
+    )
 
 
 def _count(n: int) -> str:
@@ -31,7 +33,9 @@ def sidebar_html(catalog: Catalog, config: KbConfig) -> str:
     by_size = sorted(catalog.collections["tag"], key=lambda c: (-len(c.posts), c.name.casefold()))
     tags = sorted(by_size[: config.sidebar_tags], key=lambda c: c.name.casefold())
     tag_items = [(f"{c.docname}.html", c.name, _count(len(c.posts))) for c in tags]
-    years = [(f"{c.docname}.html", c.name, _count(len(c.posts))) for c in catalog.collections["year"]]
+    years = [
+        (f"{c.docname}.html", c.name, _count(len(c.posts))) for c in catalog.collections["year"]
+    ]
     sections = [
         ("Recent posts", recent, f"{catalog.blog_path}.html", "All posts"),
         ("Categories", categories, f"{catalog.catalog_docname('category')}.html", "All categories"),

@@ -43,8 +43,20 @@ def pytest_collection_modifyitems(items):
 def built_site(tmp_path_factory) -> Path:
     """The real site, built with warnings as errors, the way `make html` builds it."""
     out = tmp_path_factory.mktemp("site")
-    cmd = [sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html", str(REPO),
-           str(out / "html"), "-d", str(out / "doctrees")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-nW",
+        "--keep-going",
+        "-q",
+        "-b",
+        "html",
+        str(REPO),
+        str(out / "html"),
+        "-d",
+        str(out / "doctrees"),
+    ]
     result = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stderr
     return out / "html"
