@@ -88,6 +88,7 @@ html_theme = "furo"
 html_title = project
 html_baseurl = SITE_URL
 html_static_path = ["_static"]
+html_css_files = ["site.css"]
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False
