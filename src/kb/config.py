@@ -49,9 +49,7 @@ def setup_config(app: Sphinx) -> None:
             f"kb_{field.name}",
             default,
             REBUILD.get(field.name, "html"),
-            types=frozenset({list, tuple})
-            if isinstance(default, list)
-            else frozenset({type(default)}),
+            types=frozenset({list, tuple}) if isinstance(default, list) else frozenset({type(default)}),
         )
     app.connect("builder-inited", _validate, priority=100)
 
