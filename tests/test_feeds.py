@@ -22,7 +22,7 @@ import feedparser
 import pytest
 from ablog.blog import Blog
 from bs4 import BeautifulSoup
-from helpers import soup
+from helpers import soup, write_post
 from lxml import etree
 from sphinx.errors import ConfigError
 
@@ -564,6 +564,24 @@ def test_rebuild_rewrites_only_changed_feeds(make_app, tmp_path):
     )
     titles = [i["title"] for i in parse(outdir, "feeds/category/benchmarks", "json")["items"]]
     assert titles == [HOSTILE_TITLE, "Tensor cores"]
+
+
+def test_tags_sharing_a_feed_url_are_reported(make_app, tmp_path):
+    srcdir = tmp_path / "site"
+    shutil.copytree(ROOT, srcdir)
+    write_post(srcdir, "posts/langs.md", "Languages", "2024-05-01", tags=["C++", "C#"])
+    app = make_app("html", srcdir=srcdir, confoverrides={"kb_feed_tags": True})
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+        Blog._dict.clear()
+    warnings = [w for w in app.warning.getvalue().splitlines() if "[kb.feeds]" in w]
+    assert len(warnings) == 1
+    assert (
+        f"'{SITE_NAME} — Tag: C#' and '{SITE_NAME} — Tag: C++' would share the feed feeds/tag/c/"
+        in warnings[0]
+    )
 
 
 # -- Settings are validated --------------------------------------------------------------------

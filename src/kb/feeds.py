@@ -308,9 +308,28 @@ def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) ->
     context["metatags"] = context.get("metatags", "") + discovery_links(app, pagename)
 
 
+def _warn_shared_urls(scopes: list[Scope]) -> None:
+    # ablog's slugs drop punctuation: "C++" and "C#" share one archive page and one feed URL.
+    first_title: dict[str, str] = {}
+    for scope in scopes:
+        if scope.path in first_title:
+            logger.warning(
+                "%r and %r would share the feed %s/; rename one of them in the posts' "
+                "front matter so that their names differ in more than punctuation",
+                first_title[scope.path],
+                scope.title,
+                scope.path,
+                type="kb",
+                subtype="feeds",
+            )
+        first_title.setdefault(scope.path, scope.title)
+
+
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     # What autodiscovery needs on every page, computed once: feed titles and archive scopes.
     scopes = feed_scopes(app, catalog)
+    if _enabled(app):
+        _warn_shared_urls(scopes)
     app.env.kb_feed_titles = {scope.path: scope.title for scope in scopes}
     app.env.kb_feed_archives = {s.home_docname: s.path for s in scopes if s.path != FEEDS_DIR}
 
