@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import unquote, urldefrag, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import feedparser
 import pytest
@@ -313,6 +313,29 @@ def test_content_is_excerpt_then_footer_with_absolute_links(app):
         page_url("tensor-bench"),
         page_url("gemm-basics") + "#a-section",
     ]
+
+
+@pytest.mark.sphinx("html", testroot="feeds")
+def test_excerpt_links_resolve_on_listing_pages_too(app):
+    # The catalog renders each excerpt once, from its post's page, with links rebased onto
+    # the root: a MyST link to another post and an #anchor must work at every depth.
+    outdir = build(app)
+    from_tensor_bench = {page_url("gemm-basics")}
+    from_gemm_basics = {page_url("tensor-bench"), page_url("gemm-basics") + "#a-section"}
+    expected = {
+        "index.html": from_tensor_bench,  # the home page shows the three newest posts
+        "blog.html": from_tensor_bench | from_gemm_basics,
+        "blog/category/article.html": from_gemm_basics,
+    }
+    for listing, links in expected.items():
+        page = soup(outdir / listing)
+        hrefs = [a["href"] for a in page.select(".kb-entry-excerpt a")]
+        targets = {urljoin(f"{BASE}{listing}", href) for href in hrefs}
+        assert targets == links, listing
+        for url in targets:
+            assert local_file(outdir, url).is_file(), (listing, url)
+    section = soup(outdir / "posts" / "gemm-basics.html").find(id="a-section")
+    assert section is not None
 
 
 @pytest.mark.sphinx("html", testroot="feeds")
