@@ -110,3 +110,15 @@ html_sidebars = {
 kb_categories = CATEGORIES
 kb_page_size = 10
 kb_home_posts = 10
+
+# Feeds (src/kb/feeds.py): RSS 2.0, Atom and JSON Feed at feeds/{rss.xml,atom.xml,feed.json},
+# and the same per category at feeds/category/<slug>/. Links inside feeds are absolute, so
+# they need html_baseurl above.
+kb_feed_length = 20  # newest posts per feed
+kb_feed_formats = ["rss", "atom", "json"]
+kb_feed_tags = False  # also one feed per tag, at feeds/tag/<slug>/
+kb_feed_authors = False  # also one feed per author, at feeds/author/<slug>/
+kb_feed_fulltext = False  # the whole post in each item instead of its excerpt
+# The line after each item; {post_link} and {site_link} become links.
+kb_feed_footer = "The post {post_link} appeared first on {site_link}."
+kb_feed_footer_external = "The post {post_link} was listed on {site_link}."

@@ -15,6 +15,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from html import escape, unescape
+from urllib.parse import urljoin
 
 from ablog.blog import os_path_join, slugify
 from docutils import nodes
@@ -23,6 +25,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import _get_settings
+from sphinx.util.osutil import relative_uri
 from sphinx.writers.html import HTMLWriter
 
 logger = logging.getLogger(__name__)
@@ -322,23 +325,41 @@ def render_excerpt(app: Sphinx, docname: str, raw: dict) -> str:
     for xref in document.findall(nodes.Element):
         if "refdoc" in xref:
             xref["refdoc"] = docname
-    # Resolve as if from the root document: every relative link is then root-relative, and
-    # each page prefixes them with its own depth. Problems are already reported on the post.
-    root = app.config.root_doc
+    # Resolve and write as on the post's own page (MyST resolves links from the node's
+    # refdoc, Sphinx's roles from the page: only the post's page makes both agree), then
+    # rebase every relative link onto the site root. Problems are already reported on the post.
+    page = builder.get_target_uri(docname)
     with logging.suppress_logging():
-        app.env.resolve_references(document, root, builder)
+        app.env.resolve_references(document, docname, builder)
     saved = builder.current_docname, getattr(builder, "imgpath", ""), getattr(builder, "dlpath", "")
-    builder.current_docname, builder.imgpath, builder.dlpath = root, "_images", "_downloads"
+    builder.current_docname = docname
+    builder.imgpath = relative_uri(page, "_images")
+    builder.dlpath = relative_uri(page, "_downloads")
     try:
         visitor = builder.create_translator(document, builder)
         document.walkabout(visitor)
         html = "".join(visitor.fragment)
     finally:
         builder.current_docname, builder.imgpath, builder.dlpath = saved
-    return html.strip()
+    return rebase_links(html.strip(), page)
 
 
 _RELATIVE_LINK = re.compile(r'(\s(?:href|src)=")(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)')
+
+
+_PAGE_LINK = re.compile(r'(\s(?:href|src)=")((?![a-zA-Z][a-zA-Z0-9+.-]*:|/)[^"]*)"')
+_ROOT = "https://root.invalid/"
+
+
+def rebase_links(html: str, page: str) -> str:
+    """Make links relative to ``page`` (a target URI) relative to the site root."""
+
+    def rebase(match: re.Match) -> str:
+        url = urljoin(_ROOT + page, unescape(match.group(2)))
+        url = url[len(_ROOT) :] if url.startswith(_ROOT) else url
+        return f'{match.group(1)}{escape(url, quote=True)}"'
+
+    return _PAGE_LINK.sub(rebase, html)
 
 
 def relocate_links(html: str, prefix: str) -> str:

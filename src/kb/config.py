@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from string import Formatter
 
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
@@ -23,6 +24,17 @@ class KbConfig:
     sidebar_tags: int = 12
     #: Site name used in feed footers and titles; empty means ``project``.
     site_name: str = ""
+    #: Feeds (src/kb/feeds.py): items per feed, which formats, which extra scopes.
+    feed_length: int = 20
+    feed_formats: tuple[str, ...] = ("rss", "atom", "json")
+    feed_tags: bool = False
+    feed_authors: bool = False
+    #: Full text of each post in its feed item instead of the excerpt.
+    feed_fulltext: bool = False
+    #: The line after each item's content; ``{post_link}`` and ``{site_link}`` are links.
+    feed_footer: str = "The post {post_link} appeared first on {site_link}."
+    #: The same for a post whose article lives elsewhere (``external_link``).
+    feed_footer_external: str = "The post {post_link} was listed on {site_link}."
 
 
 REBUILD = {"categories": "env", "page_size": "html", "home_posts": "html"}
@@ -54,6 +66,38 @@ def _validate(app: Sphinx) -> None:
     app.kb_config = read_config(app.config)
 
 
+FEED_FORMATS = ("rss", "atom", "json")
+FOOTER_FIELDS = {"post_link", "site_link"}
+
+
+def _footer(name: str, value: str) -> str:
+    try:
+        used = {field for _, field, _, _ in Formatter().parse(value) if field is not None}
+    except ValueError as error:
+        raise ConfigError(f"kb_{name} is not a valid format string ({error}): {value!r}.") from None
+    if not used <= FOOTER_FIELDS:
+        raise ConfigError(
+            f"kb_{name} may only use {{post_link}} and {{site_link}}, got "
+            f"{', '.join(sorted('{' + f + '}' for f in used - FOOTER_FIELDS))} in {value!r}."
+        )
+    return value
+
+
+def _feed_settings(sphinx_config) -> dict:
+    formats = tuple(sphinx_config.kb_feed_formats)
+    if not formats or not set(formats) <= set(FEED_FORMATS) or len(set(formats)) != len(formats):
+        raise ConfigError(
+            f"kb_feed_formats must list some of {', '.join(FEED_FORMATS)} once each, "
+            f"got {sphinx_config.kb_feed_formats!r}."
+        )
+    values = {"feed_formats": formats}
+    for name in ("feed_tags", "feed_authors", "feed_fulltext"):
+        values[name] = bool(getattr(sphinx_config, f"kb_{name}"))
+    for name in ("feed_footer", "feed_footer_external"):
+        values[name] = _footer(name, getattr(sphinx_config, f"kb_{name}"))
+    return values
+
+
 def read_config(sphinx_config) -> KbConfig:
     """Validate the ``kb_*`` values of a Sphinx config and return them as one object."""
     categories = tuple(sphinx_config.kb_categories)
@@ -65,6 +109,7 @@ def read_config(sphinx_config) -> KbConfig:
         "categories": categories,
         "site_name": sphinx_config.kb_site_name or sphinx_config.project,
     }
-    for name in ("page_size", "home_posts", "sidebar_recent", "sidebar_tags"):
+    for name in ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "feed_length"):
         values[name] = _positive(name, getattr(sphinx_config, f"kb_{name}"))
+    values.update(_feed_settings(sphinx_config))
     return KbConfig(**values)
