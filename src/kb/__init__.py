@@ -11,7 +11,17 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import catalog, config, freshness, highlighting, listings, postpage, sidebars
+from . import (
+    benchmark,
+    catalog,
+    config,
+    freshness,
+    highlighting,
+    listings,
+    math,
+    postpage,
+    sidebars,
+)
 
 __version__ = "0.1.0"
 
@@ -35,6 +45,8 @@ def setup(app: Sphinx) -> dict:
     postpage.setup_postpage(app)
     freshness.setup_freshness(app)
     highlighting.setup_highlighting(app)
+    math.setup_math(app)
+    benchmark.setup_benchmark(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,
