@@ -169,7 +169,8 @@ class BenchmarkDirective(SphinxDirective):
         key = self.options["peak"]
         metric = registry.metrics.get(key)
         if metric is None:
-            raise BenchmarkError(f"unknown peak metric {key!r} (known: {', '.join(registry.metrics)})")
+            known = ", ".join(registry.metrics)
+            raise BenchmarkError(f"unknown peak metric {key!r} (known: {known})")
         if gpu is None:
             raise BenchmarkError(
                 ":peak: needs :hardware: (one of: "
@@ -224,7 +225,7 @@ class BenchmarkDirective(SphinxDirective):
             title=title or Path(plan.data.shown).name,
             x_label=self.options.get("x-label", plan.x),
             y_label=self.options.get("y-label", ", ".join(plan.ys) + unit),
-            series=tuple(plan.data.series(plan.x, plan.ys, plan.group, numeric_x=plan.kind == "line")),
+            series=tuple(plan.data.series(plan.x, plan.ys, plan.group, plan.kind == "line")),
             xscale=self.options.get("xscale", "linear"),
             peak=peak_value,
             peak_label=peak_label,
@@ -313,7 +314,8 @@ def build_table(plan: Plan, caption: str) -> benchmark_table:
 def _row(values: list[str], numeric: list[bool]) -> nodes.row:
     row = nodes.row()
     for value, is_number in zip(values, numeric, strict=True):
-        row += nodes.entry("", nodes.paragraph(value, value), classes=["kb-num"] if is_number else [])
+        classes = ["kb-num"] if is_number else []
+        row += nodes.entry("", nodes.paragraph(value, value), classes=classes)
     return row
 
 
@@ -324,8 +326,9 @@ def visit_chart_html(self, node: benchmark_chart) -> None:
     svg = charts.cached_svg(node["spec"], Path(self.builder.doctreedir) / "kb-charts")
     # One translator per page: the count keeps ids unique when a page has several charts.
     self.kb_chart_count = getattr(self, "kb_chart_count", 0) + 1
-    inline = charts.inline_svg(svg.read_text(encoding="utf-8"), f"kb-chart-{self.kb_chart_count}",
-                               node["spec"].title)
+    inline = charts.inline_svg(
+        svg.read_text(encoding="utf-8"), f"kb-chart-{self.kb_chart_count}", node["spec"].title
+    )
     self.body.append(f'<div class="kb-benchmark-chart">{inline}</div>\n')
     raise nodes.SkipNode
 
@@ -343,15 +346,22 @@ def depart_table_html(self, node: benchmark_table) -> None:
     self.depart_table(node)
     # docutils writes <th class="head"> in the header row; screen readers want the scope.
     for index in range(self.kb_table_start, len(self.body)):
-        self.body[index] = re.sub(r'<th class="head([^"]*)"', r'<th scope="col" class="head\1"',
-                                  self.body[index])
+        self.body[index] = re.sub(
+            r'<th class="head([^"]*)"', r'<th scope="col" class="head\1"', self.body[index]
+        )
 
 
 def setup_benchmark(app: Sphinx) -> None:
     app.add_node(benchmark)
     skip = (skip_node, None)
-    app.add_node(benchmark_chart, html=(visit_chart_html, None), latex=skip, text=skip, man=skip,
-                 texinfo=skip)
+    app.add_node(
+        benchmark_chart,
+        html=(visit_chart_html, None),
+        latex=skip,
+        text=skip,
+        man=skip,
+        texinfo=skip,
+    )
     app.add_node(benchmark_table, html=(visit_table_html, depart_table_html))
     app.add_directive("benchmark", BenchmarkDirective)
     app.add_css_file("kb-benchmark.css")

@@ -61,7 +61,8 @@ class Measurements:
                 points = tuple(
                     (x_value, y_value)
                     for row, x_value, y_value in zip(self.rows, xs, self.numbers(y), strict=True)
-                    if (group is None or row[group] == name) and y_value is not None
+                    if (group is None or row[group] == name)
+                    and y_value is not None
                     and x_value not in (None, "")
                 )
                 label = " · ".join(part for part in (name, y if len(ys) > 1 else None) if part)
@@ -152,7 +153,7 @@ def read_metadata(path: Path, shown: str) -> dict[str, str]:
 
 def _flatten(data: dict) -> dict[str, object]:
     flat = {}
-    for key, value in data.items():
+    for value in data.values():
         if isinstance(value, dict):
             for inner, inner_value in value.items():
                 if not isinstance(inner_value, dict | list):

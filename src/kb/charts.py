@@ -145,8 +145,15 @@ def _draw_peak(axes, spec: ChartSpec) -> None:
     if spec.peak is None:
         return
     axes.axhline(spec.peak, color=FOREGROUND, linestyle="--", linewidth=1)
-    axes.text(0.99, spec.peak, spec.peak_label, transform=axes.get_yaxis_transform(),
-              ha="right", va="bottom", fontsize=8)
+    axes.text(
+        0.99,
+        spec.peak,
+        spec.peak_label,
+        transform=axes.get_yaxis_transform(),
+        ha="right",
+        va="bottom",
+        fontsize=8,
+    )
     axes.set_ylim(0, spec.peak * 1.1)
 
 

@@ -79,7 +79,7 @@ def load_registry(path: Path = REGISTRY) -> Registry:
 
 
 def convert(value: float, unit: str, to_unit: str) -> float:
-    """``value`` in ``unit`` expressed in ``to_unit``; ValueError if they measure different things."""
+    """``value`` in ``unit`` expressed in ``to_unit``; ValueError for unlike quantities."""
     (quantity, factor), (to_quantity, to_factor) = UNITS[unit], UNITS[to_unit]
     if quantity != to_quantity:
         raise ValueError(f"cannot compare {unit} with {to_unit}")

@@ -52,17 +52,28 @@ def tex_to_mathml(tex: str, display: bool) -> str:
 
 
 def _unwrap_operators(tree) -> None:
-    # ``\mathrel{+}`` comes out as <mo><mrow><mo>+</mo></mrow></mo>; an <mo> may only hold
-    # text, so Chromium would draw nothing. Keep the inner row instead.
-    for outer in list(tree.iter(f"{{{MATHML_NS}}}mo")):
+    # ``\mathrel{+}`` comes out as <mo><mrow><mo>+</mo></mrow></mo>, but an <mo> may only
+    # hold text. Keep the inner operator, spaced as a relation; TeX puts no space between
+    # two relations in a row, so ``\mathrel{+}=`` reads "+=".
+    mo = f"{{{MATHML_NS}}}mo"
+    for outer in list(tree.iter(mo)):
         children = list(outer)
         if not children or outer.text:
             continue
+        operators = [node for child in children for node in child.iter(mo)]
         parent = outer.getparent()
         index = parent.index(outer)
         parent.remove(outer)
         for offset, child in enumerate(children):
             parent.insert(index + offset, child)
+        if len(operators) == 1:
+            operator = operators[0]
+            operator.set("lspace", "0.2778em")
+            operator.set("rspace", "0.2778em")
+            following = children[-1].getnext()
+            if following is not None and following.tag == mo:
+                operator.set("rspace", "0")
+                following.set("lspace", "0")
 
 
 def display_tex(node: nodes.math_block) -> str:
