@@ -160,7 +160,7 @@ class BenchmarkDirective(SphinxDirective):
         if gpu is None:
             known = ", ".join(registry.gpus)
             raise BenchmarkError(
-                f"unknown hardware {name!r} (known: {known}); add it to {hardware.REGISTRY.name}"
+                f"unknown hardware {name!r} (known: {known}); add it to {hardware.REGISTRY_SHOWN}"
             )
         return gpu
 
@@ -178,7 +178,7 @@ class BenchmarkDirective(SphinxDirective):
             )
         if key not in gpu.peaks:
             raise BenchmarkError(
-                f"{gpu.name} has no {key} figure in {hardware.REGISTRY.name} "
+                f"{gpu.name} has no {key} figure in {hardware.REGISTRY_SHOWN} "
                 f"(it has: {', '.join(gpu.peaks)})"
             )
         unit = unit or metric.unit
@@ -305,7 +305,9 @@ def build_table(plan: Plan, caption: str) -> benchmark_table:
     table += nodes.title(caption, caption)
     group = nodes.tgroup(cols=len(header))
     table += group
-    group += [nodes.colspec(colwidth=1) for _ in header]
+    # Widths in characters: text builders draw with them; HTML lets the browser decide.
+    widths = [max(len(value) for value in column) for column in zip(header, *cells, strict=True)]
+    group += [nodes.colspec(colwidth=width) for width in widths]
     group += nodes.thead("", _row(header, numeric))
     group += nodes.tbody("", *(_row(row, numeric) for row in cells))
     return table

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REGISTRY = Path(__file__).parent / "data" / "hardware.toml"
+#: How messages name the registry: where to add a GPU.
+REGISTRY_SHOWN = "src/kb/data/hardware.toml"
 
 #: Units a benchmark column may be in, as (quantity, factor to the base unit per second).
 UNITS = {

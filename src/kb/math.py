@@ -38,7 +38,7 @@ def tex_to_mathml(tex: str, display: bool) -> str:
     try:
         xml = convert(tex, display="block" if display else "inline")
     except Exception as error:  # latex2mathml raises a dozen unrelated classes
-        reason = str(error) or type(error).__name__
+        reason = str(error) or _words(type(error).__name__)
         raise MathError(f"cannot convert TeX to MathML ({reason})") from error
     try:
         tree = etree.fromstring(xml)
@@ -49,6 +49,11 @@ def tex_to_mathml(tex: str, display: bool) -> str:
             raise MathError(f"unsupported TeX command {token.text}")
     _unwrap_operators(tree)
     return etree.tostring(tree, encoding="unicode")
+
+
+def _words(class_name: str) -> str:
+    """``MissingSuperScriptOrSubscriptError`` -> ``missing super script or subscript``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", class_name).lower().removesuffix(" error")
 
 
 def _unwrap_operators(tree) -> None:
@@ -103,7 +108,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             tex_to_mathml(_source_tex(node), isinstance(node, nodes.math_block))
         except MathError as error:
             logger.warning(
-                "math: %s in %r; rewrite it with commands latex2mathml supports",
+                'math: %s in "%s"; rewrite it with commands latex2mathml supports',
                 error,
                 node.astext().strip(),
                 location=node,
