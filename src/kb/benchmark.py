@@ -35,6 +35,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from . import charts, hardware
 from .benchmark_data import BenchmarkError, Measurements, read_csv, read_metadata
+from .benchmark_table import benchmark_table, build_table, depart_table_html, visit_table_html
 
 logger = logging.getLogger(__name__)
 
@@ -45,10 +46,6 @@ class benchmark(nodes.figure):
 
 class benchmark_chart(nodes.General, nodes.Element):
     """The chart; ``node["spec"]`` is a :class:`charts.ChartSpec`. HTML only."""
-
-
-class benchmark_table(nodes.table):
-    """A table whose header cells say ``scope="col"`` in HTML; a plain table elsewhere."""
 
 
 def _split(value: str | None) -> list[str]:
@@ -151,16 +148,17 @@ class BenchmarkDirective(SphinxDirective):
 
     def _gpu(self, metadata: dict[str, str]) -> hardware.Gpu | None:
         registry = hardware.load_registry()
-        name = self.options.get("hardware")
+        name, named_in = self.options.get("hardware"), ""
         if name is None:
-            name = metadata.get("gpu")
+            name, named_in = metadata.get("gpu"), f" (named in {self.options.get('metadata')})"
             if name is None or "peak" not in self.options:
                 return registry.find(name) if name else None
         gpu = registry.find(name)
         if gpu is None:
             known = ", ".join(registry.gpus)
             raise BenchmarkError(
-                f"unknown hardware {name!r} (known: {known}); add it to {hardware.REGISTRY_SHOWN}"
+                f"unknown hardware {name!r}{named_in} (known: {known}); "
+                f"add it to {hardware.REGISTRY_SHOWN}"
             )
         return gpu
 
@@ -200,7 +198,14 @@ class BenchmarkDirective(SphinxDirective):
         self.add_name(figure)
         chart = benchmark_chart(spec=self._chart_spec(plan, title))
         figure += chart
-        figure += build_table(plan, title or f"Data: {Path(plan.data.shown).name}")
+        figure += build_table(
+            plan.data,
+            plan.columns,
+            plan.ys,
+            plan.unit,
+            plan.peak.value if plan.peak else None,
+            caption=title or f"Data: {Path(plan.data.shown).name}",
+        )
         if title:
             figure += nodes.caption(title, title)
         legend = nodes.legend()
@@ -285,42 +290,6 @@ def _linkify(text: str) -> list[nodes.Node]:
     return result
 
 
-def build_table(plan: Plan, caption: str) -> benchmark_table:
-    """The data as a table: the chosen columns, each measured one followed by its % of peak."""
-    header: list[str] = []
-    cells: list[list[str]] = [[] for _ in plan.data.rows]
-    numeric: list[bool] = []
-    for column in plan.columns:
-        measured = column in plan.ys
-        header.append(f"{column} ({plan.unit})" if measured and plan.unit else column)
-        numeric.append(plan.data.is_numeric(column))
-        for row, values in zip(cells, plan.data.rows, strict=True):
-            row.append(values[column])
-        if measured and plan.peak:
-            header.append("% of peak" if len(plan.ys) == 1 else f"{column}: % of peak")
-            numeric.append(True)
-            for row, value in zip(cells, plan.data.numbers(column), strict=True):
-                row.append("" if value is None else f"{100 * value / plan.peak.value:.1f}")
-    table = benchmark_table(classes=["kb-benchmark-table"])
-    table += nodes.title(caption, caption)
-    group = nodes.tgroup(cols=len(header))
-    table += group
-    # Widths in characters: text builders draw with them; HTML lets the browser decide.
-    widths = [max(len(value) for value in column) for column in zip(header, *cells, strict=True)]
-    group += [nodes.colspec(colwidth=width) for width in widths]
-    group += nodes.thead("", _row(header, numeric))
-    group += nodes.tbody("", *(_row(row, numeric) for row in cells))
-    return table
-
-
-def _row(values: list[str], numeric: list[bool]) -> nodes.row:
-    row = nodes.row()
-    for value, is_number in zip(values, numeric, strict=True):
-        classes = ["kb-num"] if is_number else []
-        row += nodes.entry("", nodes.paragraph(value, value), classes=classes)
-    return row
-
-
 # -- Writers ------------------------------------------------------------------------------
 
 
@@ -337,20 +306,6 @@ def visit_chart_html(self, node: benchmark_chart) -> None:
 
 def skip_node(self, node: nodes.Node) -> None:
     raise nodes.SkipNode
-
-
-def visit_table_html(self, node: benchmark_table) -> None:
-    self.kb_table_start = len(self.body)
-    self.visit_table(node)
-
-
-def depart_table_html(self, node: benchmark_table) -> None:
-    self.depart_table(node)
-    # docutils writes <th class="head"> in the header row; screen readers want the scope.
-    for index in range(self.kb_table_start, len(self.body)):
-        self.body[index] = re.sub(
-            r'<th class="head([^"]*)"', r'<th scope="col" class="head\1"', self.body[index]
-        )
 
 
 def setup_benchmark(app: Sphinx) -> None:
