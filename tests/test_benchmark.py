@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from helpers import soup, warning_lines
 
 from kb import charts, hardware
+from kb.benchmark_data import read_metadata
 
 ERRORS_ROOT = Path(__file__).parent / "roots" / "test-benchmark-errors"
 
@@ -140,6 +142,7 @@ def test_errors_name_the_line_and_the_fix(app, warning):
         ":peak: needs :hardware: (one of: h100-sxm, h200-sxm, b200, rtx-pro-6000) "
         "or a metadata file that names the GPU",
         ":peak: dense_bf16 is in TFLOP/s: cannot compare TFLOP/s with GB/s",
+        "give :y: the column(s) of data/ok.csv to plot (columns: name, tflops)",
     ]
     assert warning_lines(warning) == [
         f"{app.srcdir / 'index.md'}:{line}: WARNING: benchmark: {message} [kb.benchmark]"
@@ -210,3 +213,24 @@ def test_registry_is_complete_and_dense():
     assert 1237 / registry.gpus["b200"].peaks["dense_bf16"] == pytest.approx(0.55, abs=0.005)
     assert registry.find("NVIDIA H200").key == "h200-sxm"
     assert registry.find("rtx-pro-6000").key == registry.find("RTX PRO 6000").key
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [
+        {"gpu": "NVIDIA H200", "torch": "2.9.1", "cuda": "12.8", "date": "2026-11-20T14:03:00Z"},
+        {
+            "gpu": {"name": "NVIDIA H200", "memory_gb": 141},
+            "versions": {"torch_version": "2.9.1", "torch_cuda_version": "12.8"},
+            "timestamp": 1795183380,  # 2026-11-20T14:03:00Z
+        },
+    ],
+)
+def test_metadata_shapes_a_measurement_script_may_write(tmp_path, facts):
+    path = tmp_path / "h200.json"
+    path.write_text(json.dumps(facts))
+    assert read_metadata(path, "h200.json") == {
+        "gpu": "NVIDIA H200",
+        "date": "2026-11-20",
+        "software": "torch 2.9.1, CUDA 12.8",
+    }

@@ -10,6 +10,7 @@ import csv
 import json
 import math
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .charts import Series
@@ -113,10 +114,13 @@ SOFTWARE_KEYS = {
     "pytorch": "torch",
     "cuda": "CUDA",
     "cuda_version": "CUDA",
+    "torch_cuda": "CUDA",
+    "torch_cuda_version": "CUDA",
     "cudnn": "cuDNN",
     "cudnn_version": "cuDNN",
     "driver": "driver",
     "driver_version": "driver",
+    "nvidia_driver": "driver",
     "triton": "Triton",
     "triton_version": "Triton",
     "flash_attn": "flash-attn",
@@ -134,14 +138,16 @@ def read_metadata(path: Path, shown: str) -> dict[str, str]:
         raise BenchmarkError(f"{shown}:{error.lineno}: not valid JSON ({error.msg})") from None
     if not isinstance(data, dict):
         raise BenchmarkError(f"{shown}: expected a JSON object of facts, got {type(data).__name__}")
+    for key in GPU_KEYS:  # {"gpu": {"name": "NVIDIA H200", "driver": ...}}
+        if isinstance(data.get(key), dict) and data[key].get("name"):
+            inner = {k: v for k, v in data[key].items() if k != "name"}
+            data = {**inner, **data, key: data[key]["name"]}
     flat = _flatten(data)
     summary = {}
     for name, keys in (("gpu", GPU_KEYS), ("dtype", DTYPE_KEYS), ("date", DATE_KEYS)):
         value = next((flat[key] for key in keys if flat.get(key)), None)
         if value is not None:
-            summary[name] = str(value)
-    if "date" in summary:
-        summary["date"] = summary["date"][:10]  # the day of an ISO time stamp
+            summary[name] = _day(value) if name == "date" else str(value)
     software = {}
     for key, label in SOFTWARE_KEYS.items():
         if flat.get(key) and label not in software:
@@ -149,6 +155,13 @@ def read_metadata(path: Path, shown: str) -> dict[str, str]:
     if software:
         summary["software"] = ", ".join(f"{label} {value}" for label, value in software.items())
     return summary
+
+
+def _day(value: object) -> str:
+    """The day of an ISO time stamp or of seconds since the epoch, as YYYY-MM-DD."""
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value, tz=UTC).date().isoformat()
+    return str(value)[:10]
 
 
 def _flatten(data: dict) -> dict[str, object]:
