@@ -234,3 +234,28 @@ def test_metadata_shapes_a_measurement_script_may_write(tmp_path, facts):
         "date": "2026-11-20",
         "software": "torch 2.9.1, CUDA 12.8",
     }
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_series_colours_are_readable_on_both_themes():
+    # WCAG 1.4.11: graphics need 3:1 against what is next to them, here furo's backgrounds.
+    css = (Path(charts.__file__).parent / "static" / "kb-benchmark.css").read_text()
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    blocks = re.findall(r"([^{}]+)\{([^{}]*--kb-chart-1[^{}]*)\}", css)
+    themes = {"light": "#ffffff", "dark": "#131416"}
+    checked = set()
+    for selector, body in blocks:
+        theme = "dark" if "dark" in selector or "light" in selector else "light"
+        background = _luminance(themes[theme])
+        colours = re.findall(r"--kb-chart-\d+:\s*(#[0-9a-f]{6})", body)
+        assert len(colours) == len(charts.SERIES)
+        for colour in colours:
+            high, low = sorted((_luminance(colour), background), reverse=True)
+            assert (high + 0.05) / (low + 0.05) >= 3, (selector.strip(), colour)
+        checked.add(theme)
+    assert checked == {"light", "dark"}
