@@ -39,6 +39,8 @@ extensions = [
     # Markdown sources (MyST) and the blog machinery.
     "myst_parser",
     "ablog",
+    # A copy button on code blocks; it ships its own script, so no request leaves the site.
+    "sphinx_copybutton",
     # Our own extension: catalog, listings, feeds, checks (src/kb).
     "kb",
 ]
@@ -92,6 +94,8 @@ html_css_files = ["site.css"]
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False
+# Math becomes MathML at build time (src/kb/math.py): no MathJax, no request to a CDN.
+html_math_renderer = "mathml"
 # furo's sidebar, with the blog's bounded lists (recent posts, categories, tags, years) after
 # the page navigation.
 html_sidebars = {

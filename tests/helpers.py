@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -34,3 +35,8 @@ def write_post(
         encoding="utf-8",
     )
     return path
+
+
+def warning_lines(warning) -> list[str]:
+    """The lines of Sphinx's warning stream, without the colour codes around each one."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", warning.getvalue()).strip().splitlines()

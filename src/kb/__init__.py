@@ -11,7 +11,18 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import catalog, config, feeds, freshness, highlighting, listings, postpage, sidebars
+from . import (
+    benchmark,
+    catalog,
+    config,
+    feeds,
+    freshness,
+    highlighting,
+    listings,
+    math,
+    postpage,
+    sidebars,
+)
 
 __version__ = "0.1.0"
 
@@ -36,6 +47,8 @@ def setup(app: Sphinx) -> dict:
     freshness.setup_freshness(app)
     highlighting.setup_highlighting(app)
     feeds.setup_feeds(app)
+    math.setup_math(app)
+    benchmark.setup_benchmark(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,

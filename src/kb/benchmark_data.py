@@ -1,0 +1,177 @@
+"""Reading a benchmark's files: the CSV of measurements and the optional metadata JSON.
+
+Errors are :class:`BenchmarkError` with a message that names the file, the column and the
+row, and says what to do; the directive adds the document's location.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .charts import Series
+
+
+class BenchmarkError(ValueError):
+    """Bad input to a ``benchmark`` directive; the message is shown to the author."""
+
+
+@dataclass
+class Measurements:
+    shown: str  # the path as the directive gives it
+    header: list[str]
+    rows: list[dict[str, str]]
+    lines: list[int]  # the line of the file each row is on
+
+    @property
+    def names(self) -> str:
+        return ", ".join(self.header)
+
+    def require(self, column: str) -> None:
+        if column not in self.header:
+            raise BenchmarkError(f"column {column!r} not in {self.shown} (columns: {self.names})")
+
+    def is_numeric(self, column: str) -> bool:
+        values = [row[column] for row in self.rows if row[column]]
+        return bool(values) and all(_number(value) is not None for value in values)
+
+    def numbers(self, column: str) -> list[float | None]:
+        """The column as numbers (None where a cell is empty)."""
+        result = []
+        for row, line in zip(self.rows, self.lines, strict=True):
+            value = row[column]
+            number = _number(value) if value else None
+            if value and number is None:
+                raise BenchmarkError(
+                    f"{self.shown}:{line}: column {column!r} holds {value!r}, not a number"
+                )
+            result.append(number)
+        return result
+
+    def series(self, x: str, ys: list[str], group: str | None, numeric_x: bool) -> list[Series]:
+        """One series per group value (in order of appearance) and measured column."""
+        xs = self.numbers(x) if numeric_x else [row[x] for row in self.rows]
+        groups = list(dict.fromkeys(row[group] for row in self.rows)) if group else [None]
+        result = []
+        for name in groups:
+            for y in ys:
+                points = tuple(
+                    (x_value, y_value)
+                    for row, x_value, y_value in zip(self.rows, xs, self.numbers(y), strict=True)
+                    if (group is None or row[group] == name)
+                    and y_value is not None
+                    and x_value not in (None, "")
+                )
+                label = " · ".join(part for part in (name, y if len(ys) > 1 else None) if part)
+                result.append(Series(label or y, points))
+        return result
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def read_csv(path: Path, shown: str) -> Measurements:
+    if not path.is_file():
+        raise BenchmarkError(f"data file {shown} not found (looked for {path})")
+    with open(path, encoding="utf-8-sig", newline="") as stream:
+        reader = csv.reader(stream)
+        header = [name.strip() for name in next(reader, [])]
+        if not header or not all(header):
+            raise BenchmarkError(f"{shown}:1: the first line must name every column")
+        rows, lines = [], []
+        for cells in reader:
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) != len(header):
+                raise BenchmarkError(
+                    f"{shown}:{reader.line_num}: {len(cells)} cells, but the header names "
+                    f"{len(header)} columns ({', '.join(header)})"
+                )
+            rows.append(dict(zip(header, (cell.strip() for cell in cells), strict=True)))
+            lines.append(reader.line_num)
+    if not rows:
+        raise BenchmarkError(f"{shown} has a header but no rows of data")
+    return Measurements(shown, header, rows, lines)
+
+
+# Keys a measurement script may use for what the caption shows, searched at the top level
+# and one level down (e.g. {"software": {"torch": ...}} or {"environment": {...}}).
+GPU_KEYS = ("gpu", "gpu_name", "device_name", "device", "hardware")
+DTYPE_KEYS = ("dtype",)
+DATE_KEYS = ("date", "measured", "measured_at", "timestamp")
+SOFTWARE_KEYS = {
+    "torch": "torch",
+    "torch_version": "torch",
+    "pytorch": "torch",
+    "cuda": "CUDA",
+    "cuda_version": "CUDA",
+    "torch_cuda": "CUDA",
+    "torch_cuda_version": "CUDA",
+    "cudnn": "cuDNN",
+    "cudnn_version": "cuDNN",
+    "driver": "driver",
+    "driver_version": "driver",
+    "nvidia_driver": "driver",
+    "triton": "Triton",
+    "triton_version": "Triton",
+    "flash_attn": "flash-attn",
+    "flash_attn_version": "flash-attn",
+}
+
+
+def read_metadata(path: Path, shown: str) -> dict[str, str]:
+    """What the caption needs from a measurement's JSON: gpu, dtype, software, date."""
+    if not path.is_file():
+        raise BenchmarkError(f"metadata file {shown} not found (looked for {path})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise BenchmarkError(f"{shown}:{error.lineno}: not valid JSON ({error.msg})") from None
+    if not isinstance(data, dict):
+        raise BenchmarkError(f"{shown}: expected a JSON object of facts, got {type(data).__name__}")
+    for key in GPU_KEYS:  # {"gpu": {"name": "NVIDIA H200", "driver": ...}}
+        if isinstance(data.get(key), dict) and data[key].get("name"):
+            inner = {k: v for k, v in data[key].items() if k != "name"}
+            data = {**inner, **data, key: data[key]["name"]}
+    flat = _flatten(data)
+    summary = {}
+    for name, keys in (("gpu", GPU_KEYS), ("dtype", DTYPE_KEYS), ("date", DATE_KEYS)):
+        value = next((flat[key] for key in keys if flat.get(key)), None)
+        if value is not None:
+            summary[name] = _day(value) if name == "date" else str(value)
+    software = {}
+    for key, label in SOFTWARE_KEYS.items():
+        if flat.get(key) and label not in software:
+            software[label] = str(flat[key])
+    if software:
+        summary["software"] = ", ".join(f"{label} {value}" for label, value in software.items())
+    return summary
+
+
+def _day(value: object) -> str:
+    """The day of an ISO time stamp or of seconds since the epoch, as YYYY-MM-DD."""
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value, tz=UTC).date().isoformat()
+    return str(value)[:10]
+
+
+def _flatten(data: dict) -> dict[str, object]:
+    flat = {}
+    for value in data.values():
+        if isinstance(value, dict):
+            for inner, inner_value in value.items():
+                if not isinstance(inner_value, dict | list):
+                    flat.setdefault(inner.lower(), inner_value)
+    for key, value in data.items():  # the top level wins over nested values
+        if not isinstance(value, dict | list):
+            flat[key.lower()] = value
+    return flat

@@ -1,0 +1,170 @@
+"""Math rendered at build time as MathML: no script, no request to a CDN.
+
+Sphinx's default renderer, MathJax, loads from cdn.jsdelivr.net, so a reader behind a
+firewall (or the offline browser tests) sees raw TeX. Here MyST's ``$...$``, ``$$...$$``
+(labelled or not) and amsmath blocks become MathML through latex2mathml when the HTML is
+written; browsers draw MathML natively. TeX that latex2mathml cannot convert is reported
+with its location when the page is read, and the page shows the TeX source instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from docutils import nodes
+from latex2mathml.converter import convert
+from lxml import etree
+from sphinx.application import Sphinx
+from sphinx.locale import _
+from sphinx.util import logging
+from sphinx.util.math import get_node_equation_number
+
+logger = logging.getLogger(__name__)
+
+RENDERER = "mathml"
+MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+# latex2mathml keeps a command it does not know as the text of a token: <mi>\foo</mi>.
+UNKNOWN_COMMAND = re.compile(r"^\\[A-Za-z]+$")
+
+
+class MathError(ValueError):
+    """TeX that cannot become MathML; the message says what to change."""
+
+
+@functools.lru_cache(maxsize=4096)
+def tex_to_mathml(tex: str, display: bool) -> str:
+    """MathML for one formula, or MathError naming what latex2mathml could not read."""
+    try:
+        xml = convert(tex, display="block" if display else "inline")
+    except Exception as error:  # latex2mathml raises a dozen unrelated classes
+        reason = str(error) or _words(type(error).__name__)
+        raise MathError(f"cannot convert TeX to MathML ({reason})") from error
+    try:
+        tree = etree.fromstring(xml)
+    except etree.XMLSyntaxError as error:
+        raise MathError(f"cannot convert TeX to MathML (malformed output: {error})") from error
+    for token in tree.iter(f"{{{MATHML_NS}}}mi", f"{{{MATHML_NS}}}mo"):
+        if token.text and UNKNOWN_COMMAND.match(token.text):
+            raise MathError(f"unsupported TeX command {token.text}")
+    _unwrap_operators(tree)
+    return etree.tostring(tree, encoding="unicode")
+
+
+def _words(class_name: str) -> str:
+    """``MissingSuperScriptOrSubscriptError`` -> ``missing super script or subscript``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", class_name).lower().removesuffix(" error")
+
+
+def _unwrap_operators(tree) -> None:
+    # ``\mathrel{+}`` comes out as <mo><mrow><mo>+</mo></mrow></mo>, but an <mo> may only
+    # hold text. Keep the inner operator, spaced as a relation; TeX puts no space between
+    # two relations in a row, so ``\mathrel{+}=`` reads "+=".
+    mo = f"{{{MATHML_NS}}}mo"
+    for outer in list(tree.iter(mo)):
+        children = list(outer)
+        if not children or outer.text:
+            continue
+        operators = [node for child in children for node in child.iter(mo)]
+        parent = outer.getparent()
+        index = parent.index(outer)
+        parent.remove(outer)
+        for offset, child in enumerate(children):
+            parent.insert(index + offset, child)
+        if len(operators) == 1:
+            operator = operators[0]
+            operator.set("lspace", "0.2778em")
+            operator.set("rspace", "0.2778em")
+            following = children[-1].getnext()
+            if following is not None and following.tag == mo:
+                operator.set("rspace", "0")
+                following.set("lspace", "0")
+
+
+def display_tex(node: nodes.math_block) -> str:
+    """The TeX of a display block, as one formula (several paragraphs become aligned rows)."""
+    text = node.astext()
+    if node.get("no-wrap", node.get("nowrap", False)):
+        return text
+    parts = [part.strip() for part in text.split("\n\n") if part.strip()]
+    joined = r" \\ ".join(parts)
+    if len(parts) > 1 or r"\\" in joined:
+        return r"\begin{split}" + joined + r"\end{split}"
+    return joined
+
+
+def _source_tex(node: nodes.Element) -> str:
+    return display_tex(node) if isinstance(node, nodes.math_block) else node.astext()
+
+
+# -- Checked when a page is read, so the warning has the page's location -------------------
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    if app.builder.format != "html":  # LaTeX and the other writers take TeX as it is
+        return
+    for node in doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block))):
+        try:
+            tex_to_mathml(_source_tex(node), isinstance(node, nodes.math_block))
+        except MathError as error:
+            logger.warning(
+                'math: %s in "%s"; rewrite it with commands latex2mathml supports',
+                error,
+                node.astext().strip(),
+                location=node,
+                type="kb",
+                subtype="math",
+            )
+
+
+# -- HTML visitors ------------------------------------------------------------------------
+
+
+def _formula(self, node: nodes.Element, display: bool) -> str:
+    try:
+        return tex_to_mathml(_source_tex(node), display)
+    except MathError:
+        # Already reported when the page was read: show the source rather than nothing.
+        return f'<code class="kb-math-source">{self.encode(node.astext())}</code>'
+
+
+def visit_inline_math(self, node: nodes.math) -> None:
+    self.body.append(self.starttag(node, "span", "", CLASS="math kb-math notranslate"))
+    self.body.append(_formula(self, node, display=False))
+    self.body.append("</span>")
+    raise nodes.SkipNode
+
+
+def visit_block_math(self, node: nodes.math_block) -> None:
+    if isinstance(node.parent, nodes.container) and node.parent["ids"] == node["ids"]:
+        # furo wraps display math in a container that copies its ids; one id is enough.
+        self.body.append('<div class="math kb-math notranslate">')
+    else:
+        self.body.append(self.starttag(node, "div", CLASS="math kb-math notranslate"))
+    if node["number"]:
+        # The anchor and number that a {eq} reference links to, as Sphinx's renderers write it.
+        number = get_node_equation_number(self, node)
+        self.body.append(f'<span class="eqno">({number})')
+        self.add_permalink_ref(node, _("Link to this equation"))
+        self.body.append("</span>")
+    self.body.append(_formula(self, node, display=True))
+    self.body.append("</div>\n")
+    raise nodes.SkipNode
+
+
+def _config_inited(app: Sphinx, config) -> None:
+    # Without a choice Sphinx already prefers a second registered renderer over MathJax;
+    # say so explicitly, so an added math extension cannot make the choice ambiguous.
+    if config.html_math_renderer is None:
+        config.html_math_renderer = RENDERER
+
+
+def setup_math(app: Sphinx) -> None:
+    app.add_html_math_renderer(
+        RENDERER,
+        inline_renderers=(visit_inline_math, None),
+        block_renderers=(visit_block_math, None),
+    )
+    app.connect("config-inited", _config_inited)
+    app.connect("doctree-read", _doctree_read)
+    app.add_css_file("kb-math.css")

@@ -1,0 +1,101 @@
+"""Math as MathML at build time: no MathJax, numbered equations, a warning for bad TeX."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import soup, warning_lines
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
+
+from kb.math import MathError, tex_to_mathml
+
+REPO = Path(__file__).parent.parent
+
+
+@pytest.mark.sphinx("html", testroot="math")
+def test_math_is_mathml_without_a_script(app, warning):
+    app.build()
+    assert warning.getvalue() == ""
+    page = soup(app.outdir / "index.html")
+    # No MathJax: no script of it, nothing loaded from another host.
+    sources = [tag.get("src", "") for tag in page.find_all("script")]
+    assert not any(
+        "mathjax" in src.lower() or src.startswith(("http:", "https:", "//")) for src in sources
+    )
+
+    inline = page.select("p span.math.kb-math > math[display=inline]")
+    assert len(inline) == 3  # E = mc^2, the relation, n^2
+    assert inline[0].find("msup") is not None  # c^2 is a superscript, not the text "c^2"
+    # \mathrel{+}= becomes two adjacent operators, not an <mo> holding a row.
+    relation = inline[1]
+    assert [mo.get_text() for mo in relation.find_all("mo")][:2] == ["+", "="]
+    assert all(mo.find(True) is None for mo in relation.find_all("mo"))
+
+    blocks = page.select("div.math.kb-math")
+    assert len(blocks) == 5
+    assert all(block.find("math", attrs={"display": "block"}) for block in blocks)
+    numbers = [block.select_one("span.eqno") for block in blocks]
+    assert [n.get_text(strip=True).rstrip("¶") if n else None for n in numbers] == [
+        None,
+        "(1)",
+        "(2)",
+        None,
+        None,
+    ]
+    # Two paragraphs in one block become two rows; the align* environment a table of rows.
+    assert len(blocks[3].find_all("mtr")) == 2
+    assert len(blocks[4].find_all("mtr")) == 2
+
+    # {eq} references link to the equation's anchor, which exists exactly once on the page.
+    references = page.select('p a.reference.internal[href^="#equation-"]')
+    assert [a.get_text() for a in references] == ["(1)", "(2)"]
+    for reference in references:
+        assert len(page.find_all(id=reference["href"][1:])) == 1
+
+
+@pytest.mark.sphinx("html", testroot="math")
+def test_kb_chooses_mathml_by_itself(app):
+    assert app.config.html_math_renderer == "mathml"  # the root's conf.py does not set it
+
+
+@pytest.mark.sphinx("html", testroot="math-errors")
+def test_unsupported_tex_is_a_warning_with_location(app, warning):
+    app.build()
+    index = app.srcdir / "index.md"
+    assert warning_lines(warning) == [
+        f'{index}:3: WARNING: math: unsupported TeX command \\foo in "\\foo{{x}}"; '
+        "rewrite it with commands latex2mathml supports [kb.math]",
+        f"{index}:5: WARNING: math: cannot convert TeX to MathML (missing super script or "
+        'subscript) in "x^"; rewrite it with commands latex2mathml supports [kb.math]',
+    ]
+    page = soup(app.outdir / "index.html")
+    # The reader sees the TeX source where the formula would be, and the rest renders.
+    assert [code.get_text() for code in page.select("code.kb-math-source")] == ["\\foo{x}", "x^"]
+    assert page.select_one("p:-soup-contains('Fine math') math") is not None
+
+
+def _real_formulas():
+    parser = create_md_parser(
+        MdParserConfig(enable_extensions={"dollarmath", "amsmath"}), RendererHTML
+    )
+    for path in sorted((REPO / "posts").glob("*/*.md")):
+        stack = list(parser.parse(path.read_text(encoding="utf-8")))
+        while stack:
+            token = stack.pop()
+            stack.extend(token.children or [])
+            if token.type in ("math_inline", "math_block", "math_block_label", "amsmath"):
+                yield path.relative_to(REPO), token.content, token.type != "math_inline"
+
+
+def test_every_formula_of_the_real_posts_converts():
+    formulas = list(_real_formulas())
+    assert len({path for path, _, _ in formulas}) >= 10  # most posts have math
+    for path, tex, display in formulas:
+        try:
+            mathml = tex_to_mathml(tex, display)
+        except MathError as error:
+            pytest.fail(f"{path}: {error}: {tex}")
+        assert mathml.startswith("<math ")
