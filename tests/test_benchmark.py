@@ -143,6 +143,8 @@ def test_errors_name_the_line_and_the_fix(app, warning):
         "or a metadata file that names the GPU",
         ":peak: dense_bf16 is in TFLOP/s: cannot compare TFLOP/s with GB/s",
         "give :y: the column(s) of data/ok.csv to plot (columns: name, tflops)",
+        "column 'vendor' not in data/ok.csv (columns: name, tflops)",
+        "no row of data/ok.csv matches :filter: name=nothing-matches",
     ]
     assert warning_lines(warning) == [
         f"{app.srcdir / 'index.md'}:{line}: WARNING: benchmark: {message} [kb.benchmark]"
@@ -259,3 +261,16 @@ def test_series_colours_are_readable_on_both_themes():
             assert (high + 0.05) / (low + 0.05) >= 3, (selector.strip(), colour)
         checked.add(theme)
     assert checked == {"light", "dark"}
+
+
+@pytest.mark.sphinx("html", testroot="benchmark")
+def test_filter_keeps_only_matching_rows(app, warning):
+    (app.srcdir / "filtered.md").write_text(
+        "---\norphan: true\n---\n# Filtered\n\n```{benchmark} data/fa4.csv\n"
+        ":x: configuration\n:y: tflops\n:filter: head_dim=64|32, tflops=675|1237\n```\n"
+    )
+    app.build()
+    assert warning_lines(warning) == []
+    figure = soup(app.outdir / "filtered.html").select_one("figure.kb-benchmark")
+    _, _, rows = _table(figure)
+    assert [row[0] for row in rows] == ["head dim 64, low"]

@@ -94,6 +94,7 @@ class BenchmarkDirective(SphinxDirective):
         "software": directives.unchanged_required,
         "metadata": directives.unchanged_required,
         "title": directives.unchanged_required,
+        "filter": directives.unchanged_required,
         "name": directives.unchanged,
         "class": directives.class_option,
     }
@@ -121,6 +122,8 @@ class BenchmarkDirective(SphinxDirective):
 
     def _plan(self) -> Plan:
         data = read_csv(self._load(self.arguments[0]), shown=self.arguments[0])
+        if "filter" in self.options:
+            data = data.where(_split(self.options["filter"]))
         metadata = {}
         if "metadata" in self.options:
             metadata = read_metadata(self._load(self.options["metadata"]), self.options["metadata"])

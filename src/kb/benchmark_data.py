@@ -52,6 +52,25 @@ class Measurements:
             result.append(number)
         return result
 
+    def where(self, conditions: list[str]) -> Measurements:
+        """Only the rows matching every ``column=value`` (``value`` may list ``a|b``)."""
+        rows, lines = list(self.rows), list(self.lines)
+        for condition in conditions:
+            column, sep, wanted = (part.strip() for part in condition.partition("="))
+            if not sep or not wanted:
+                raise BenchmarkError(
+                    f":filter: needs column=value conditions separated by commas, got {condition!r}"
+                )
+            self.require(column)
+            allowed = {value.strip() for value in wanted.split("|")}
+            kept = [
+                (row, line) for row, line in zip(rows, lines, strict=True) if row[column] in allowed
+            ]
+            rows, lines = [row for row, _ in kept], [line for _, line in kept]
+        if not rows:
+            raise BenchmarkError(f"no row of {self.shown} matches :filter: {', '.join(conditions)}")
+        return Measurements(self.shown, self.header, rows, lines)
+
     def series(self, x: str, ys: list[str], group: str | None, numeric_x: bool) -> list[Series]:
         """One series per group value (in order of appearance) and measured column."""
         xs = self.numbers(x) if numeric_x else [row[x] for row in self.rows]
