@@ -107,5 +107,7 @@ html_sidebars = {
 # -- kb: our extension ----------------------------------------------------------------------
 
 kb_categories = CATEGORIES
-kb_page_size = 10
+# Eight entries per archive page: a listing stays a short scroll, and the busiest category
+# (Article, ten posts) already shows how paging works.
+kb_page_size = 8
 kb_home_posts = 10
