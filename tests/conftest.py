@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,3 +27,14 @@ def _fresh_ablog_state():
     Blog._dict.clear()
     yield
     Blog._dict.clear()
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The real site, built once per session with warnings as errors, as `make html` does."""
+    out = tmp_path_factory.mktemp("site")
+    sphinx = [sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html"]
+    folders = [str(REPO), str(out / "html"), "-d", str(out / "doctrees")]
+    result = subprocess.run([*sphinx, *folders], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    return out / "html"

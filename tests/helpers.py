@@ -24,3 +24,16 @@ def write_post(root: Path, relpath: str, title: str, date: str, *, category="Art
         encoding="utf-8",
     )
     return path
+
+
+def representative_pages(site: Path) -> dict[str, str]:
+    """One page of each kind on a built site (URLs relative to its root), found the way a
+    reader finds them: from the home page's newest post and its sidebar."""
+    home = soup(site / "index.html")
+    sidebar_links = [a["href"] for a in home.select(".kb-sidebar a[href]")]
+    return {
+        "home": "index.html",
+        "post": home.select_one(".kb-entry-title a[href]")["href"],
+        "category": next(href for href in sidebar_links if "/category/" in href),
+        "tag": next(href for href in sidebar_links if "/tag/" in href),
+    }
