@@ -128,7 +128,10 @@ def open_page(context_factory):
         new_page.console_errors = []
         new_page.on(
             "console",
-            lambda msg: msg.type == "error" and new_page.console_errors.append(msg.text),
+            lambda msg: (
+                msg.type == "error"
+                and new_page.console_errors.append(f"{msg.text} ({msg.location.get('url')})")
+            ),
         )
         new_page.on("pageerror", lambda exc: new_page.console_errors.append(str(exc)))
         return new_page

@@ -21,8 +21,8 @@ SERIES_NEXT = '[class*="series"] a[rel~="next"]'
 
 
 def assert_clean(page, offsite) -> None:
-    assert page.console_errors == []
     assert offsite == []
+    assert page.console_errors == []
 
 
 def body_luminance(page) -> float:
