@@ -41,24 +41,36 @@ def require(condition: bool, message: str) -> None:
 # -- Valid HTML ------------------------------------------------------------------------------
 
 
-def test_every_page_is_valid_html(built_site):
+def nu_errors(folder: Path) -> list[str]:
+    """The Nu checker's errors for every HTML file under a folder, as ``file:line: message``."""
     require(
         shutil.which("java") is not None, "Java is missing: apt-get install default-jre-headless"
     )
     require(VNU_JAR.is_file(), f"the Nu HTML checker is missing at {VNU_JAR} (run `make vnu`)")
-    command = ["java", "-jar", str(VNU_JAR), "--errors-only", "--format", "json"]
+    command = ["java", "-jar", str(VNU_JAR), "--errors-only", "--format", "json", "--stdout"]
     result = subprocess.run(
-        [*command, "--skip-non-html", str(built_site)], capture_output=True, text=True, check=False
+        [*command, "--skip-non-html", str(folder)], capture_output=True, text=True, check=False
     )
-    messages = json.loads(result.stderr or result.stdout)["messages"]
-    errors = [
-        f"{Path(urlsplit(m.get('url', '')).path).relative_to(built_site)}:{m.get('lastLine')}: "
+    assert result.stdout, result.stderr
+    return [
+        f"{Path(urlsplit(m.get('url', '')).path).relative_to(folder)}:{m.get('lastLine')}: "
         f"{m['message']}"
-        for m in messages
+        for m in json.loads(result.stdout)["messages"]
         if m["type"] in ("error", "non-document-error")
     ]
+
+
+def test_every_page_is_valid_html(built_site):
+    errors = nu_errors(built_site)
     assert errors == [], "\n".join(errors)
-    assert result.returncode == 0
+
+
+def test_nu_checker_reports_errors(tmp_path):
+    (tmp_path / "index.html").write_text(
+        '<!DOCTYPE html><html lang="en"><head><title>x</title></head>'
+        '<body><p id="a"></p><p id="a"></p></body></html>'
+    )
+    assert nu_errors(tmp_path) == ["index.html:1: Duplicate ID “a”."]
 
 
 # -- Internal links --------------------------------------------------------------------------
