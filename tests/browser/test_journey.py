@@ -153,8 +153,8 @@ def test_phone_navigation_drawer(phone, site_url, offsite):
     assert_clean(page, offsite)
 
 
-@pytest.mark.parametrize("path_of", ["home", "post", "category"])
-def test_phone_pages_fit_the_screen(phone, site_url, built_site, path_of):
-    phone.goto(site_url + representative_pages(built_site)[path_of])
+@pytest.mark.parametrize("kind", ["home", "post", "category"])
+def test_phone_pages_fit_the_screen(phone, site_url, built_site, kind):
+    phone.goto(site_url + representative_pages(built_site)[kind])
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= phone.viewport_size["width"]
