@@ -6,14 +6,18 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SPHINXOPTS ?= -nW --keep-going
 BUILDDIR ?= _build
+# The Nu HTML checker (npm `vnu-jar`, run with the system's Java), cached outside the repository.
+VNU_VERSION ?= 26.9.27
+VNU_DIR ?= $(HOME)/.cache/kb-vnu
+VNU_JAR := $(VNU_DIR)/node_modules/vnu-jar/build/dist/vnu.jar
 
-.PHONY: html test serve lint clean browser bench
+.PHONY: html test serve lint clean browser vnu bench
 
 html: $(VENV)/.site-installed
 	$(BIN)/sphinx-build $(SPHINXOPTS) -b html . $(BUILDDIR)/html
 
-test: $(VENV)/.test-installed browser
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+test: $(VENV)/.test-installed browser vnu
+	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 serve: $(VENV)/.site-installed
 	$(BIN)/kb serve
@@ -31,6 +35,15 @@ browser:
 	@test -x /usr/bin/chromium || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
 	  else echo "Browser tests need Debian's Chromium: sudo apt-get install -y chromium"; fi; }
+
+# The HTML validity test runs the Nu checker: Java from Debian, the jar from npm (its own
+# Java download is skipped with --ignore-scripts). Installed when missing.
+vnu:
+	@command -v java >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq default-jre-headless; \
+	  else echo "The HTML check needs Java: sudo apt-get install -y default-jre-headless"; fi; }
+	@test -f $(VNU_JAR) || npm install --silent --prefix $(VNU_DIR) --ignore-scripts --no-audit \
+	  --no-fund vnu-jar@$(VNU_VERSION)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

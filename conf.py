@@ -112,7 +112,9 @@ html_sidebars = {
 # -- kb: our extension ----------------------------------------------------------------------
 
 kb_categories = CATEGORIES
-kb_page_size = 10
+# Eight entries per archive page: a listing stays a short scroll, and the busiest category
+# (Article, ten posts) already shows how paging works.
+kb_page_size = 8
 kb_home_posts = 10
 
 # Feeds (src/kb/feeds.py): RSS 2.0, Atom and JSON Feed at feeds/{rss.xml,atom.xml,feed.json},

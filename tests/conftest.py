@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,7 @@ def _fresh_ablog_state():
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The real site, built once per session with warnings as errors, as `make html` does."""
+<<<<<<< HEAD
     import subprocess
     import sys
 
@@ -49,5 +52,11 @@ def built_site(tmp_path_factory) -> Path:
         str(out / "doctrees"),
     ]
     result = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+=======
+    out = tmp_path_factory.mktemp("site")
+    sphinx = [sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html"]
+    folders = [str(REPO), str(out / "html"), "-d", str(out / "doctrees")]
+    result = subprocess.run([*sphinx, *folders], capture_output=True, text=True, cwd=REPO)
+>>>>>>> browser-qa
     assert result.returncode == 0, result.stderr
     return out / "html"

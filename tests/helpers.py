@@ -40,3 +40,14 @@ def write_post(
 def warning_lines(warning) -> list[str]:
     """The lines of Sphinx's warning stream, without the colour codes around each one."""
     return re.sub(r"\x1b\[[0-9;]*m", "", warning.getvalue()).strip().splitlines()
+def representative_pages(site: Path) -> dict[str, str]:
+    """One page of each kind on a built site (URLs relative to its root), found the way a
+    reader finds them: from the home page's newest post and its sidebar."""
+    home = soup(site / "index.html")
+    sidebar_links = [a["href"] for a in home.select(".kb-sidebar a[href]")]
+    return {
+        "home": "index.html",
+        "post": home.select_one(".kb-entry-title a[href]")["href"],
+        "category": next(href for href in sidebar_links if "/category/" in href),
+        "tag": next(href for href in sidebar_links if "/tag/" in href),
+    }

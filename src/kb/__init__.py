@@ -22,6 +22,7 @@ from . import (
     math,
     postpage,
     sidebars,
+    uniqueids,
 )
 
 __version__ = "0.1.0"
@@ -49,6 +50,7 @@ def setup(app: Sphinx) -> dict:
     feeds.setup_feeds(app)
     math.setup_math(app)
     benchmark.setup_benchmark(app)
+    uniqueids.setup_uniqueids(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,

@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
-import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,6 +20,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -39,38 +39,29 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """The real site, built with warnings as errors, the way `make html` builds it."""
-    out = tmp_path_factory.mktemp("site")
-    cmd = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-nW",
-        "--keep-going",
-        "-q",
-        "-b",
-        "html",
-        str(REPO),
-        str(out / "html"),
-        "-d",
-        str(out / "doctrees"),
-    ]
-    result = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
-    assert result.returncode == 0, result.stderr
-    return out / "html"
+class _SiteHandler(SimpleHTTPRequestHandler):
+    """Serves the built site quietly; a missing page gets the site's 404 page, as on a host."""
 
-
-class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+    def send_error(self, code, message=None, explain=None):
+        not_found_page = Path(self.directory) / "404.html"
+        if code != 404 or not not_found_page.is_file():
+            return super().send_error(code, message, explain)
+        body = not_found_page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 @pytest.fixture(scope="session")
 def site_url(built_site) -> str:
     """Base URL (ending in /) of the built site served on 127.0.0.1."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    handler = functools.partial(_SiteHandler, directory=str(built_site))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -128,13 +119,41 @@ def context_factory(browser, offsite):
 
 
 @pytest.fixture
-def page(context_factory):
+def open_page(context_factory):
+    """Open a page in a new context (``viewport``, ``color_scheme``, …); console errors and
+    uncaught exceptions are collected on ``page.console_errors``."""
+
+    def make(**context_options):
+        new_page = context_factory(**context_options).new_page()
+        new_page.console_errors = []
+        new_page.on(
+            "console",
+            lambda msg: (
+                msg.type == "error"
+                and new_page.console_errors.append(f"{msg.text} ({msg.location.get('url')})")
+            ),
+        )
+        new_page.on("pageerror", lambda exc: new_page.console_errors.append(str(exc)))
+        return new_page
+
+    return make
+
+
+@pytest.fixture
+def page(open_page):
     """A desktop page; console errors are collected on ``page.console_errors``."""
-    context = context_factory(viewport={"width": 1280, "height": 900})
-    new_page = context.new_page()
-    new_page.console_errors = []
-    new_page.on(
-        "console", lambda msg: msg.type == "error" and new_page.console_errors.append(msg.text)
-    )
-    new_page.on("pageerror", lambda exc: new_page.console_errors.append(str(exc)))
-    return new_page
+    return open_page(viewport=DESKTOP)
+
+
+@pytest.fixture
+def phone(open_page):
+    """A phone-sized page (390×844, touch), as a reader on a phone sees the site."""
+    return open_page(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+
+
+@pytest.fixture(scope="session")
+def screenshots_dir() -> Path:
+    """Where the test run leaves screenshots for a person to look at (not committed)."""
+    folder = REPO / "_build" / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
