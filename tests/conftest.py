@@ -32,31 +32,9 @@ def _fresh_ablog_state():
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The real site, built once per session with warnings as errors, as `make html` does."""
-<<<<<<< HEAD
-    import subprocess
-    import sys
-
-    out = tmp_path_factory.mktemp("site")
-    cmd = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-nW",
-        "--keep-going",
-        "-q",
-        "-b",
-        "html",
-        str(REPO),
-        str(out / "html"),
-        "-d",
-        str(out / "doctrees"),
-    ]
-    result = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
-=======
     out = tmp_path_factory.mktemp("site")
     sphinx = [sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html"]
     folders = [str(REPO), str(out / "html"), "-d", str(out / "doctrees")]
     result = subprocess.run([*sphinx, *folders], capture_output=True, text=True, cwd=REPO)
->>>>>>> browser-qa
     assert result.returncode == 0, result.stderr
     return out / "html"
