@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import catalog, config, freshness, highlighting, listings, postpage, sidebars
+from . import catalog, config, freshness, highlighting, listings, postpage, sidebars, validation
 
 __version__ = "0.1.0"
 
@@ -29,6 +29,7 @@ def _config_inited(app: Sphinx, sphinx_config) -> None:
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _config_inited)
     config.setup_config(app)
+    validation.setup_validation(app)
     catalog.setup_catalog(app)
     listings.setup_listings(app)
     sidebars.setup_sidebars(app)
