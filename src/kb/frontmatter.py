@@ -81,6 +81,7 @@ class PostFacts:
 
     title: str = ""
     title_line: int = 1
+    date: str = ""  # YYYY-MM-DD when valid: of two clashing posts, the older keeps its claim
     tags: list[str] = field(default_factory=list)
     tags_line: int = 1
     series: str = ""
@@ -151,7 +152,7 @@ def check_post(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
     for key, item in fields.items():
         check = _KEY_CHECKS.get(key, _check_typo)
         problems += [Problem(item.line, message, key) for message in check(item, rules, key)]
-    problems += _check_date(fields.get("date"), rules)
+    problems += _check_date(fields.get("date"), rules, facts)
     problems += _check_series(fields, facts)
     tags = fields.get("tags")
     if tags is not None and not any(p.key == "tags" for p in problems):
@@ -252,7 +253,7 @@ def date_errors(item: Field, key: str = "date") -> list[str]:
     return []
 
 
-def _check_date(item: Field | None, rules: Rules) -> list[Problem]:
+def _check_date(item: Field | None, rules: Rules, facts: PostFacts) -> list[Problem]:
     if item is None:
         return [Problem(1, say("no_date"), "date")]
     errors = date_errors(item)
@@ -261,6 +262,7 @@ def _check_date(item: Field | None, rules: Rules) -> list[Problem]:
     value = item.value
     day = value.date() if isinstance(value, datetime) else value
     day = day if isinstance(day, date) else date.fromisoformat(str(value).strip()[:10])
+    facts.date = day.isoformat()
     if rules.today and day > rules.today:
         message = say("scheduled", day=day.isoformat(), today=rules.today.isoformat())
         return [Problem(item.line, message, "date", "scheduled")]

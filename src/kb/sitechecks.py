@@ -3,8 +3,8 @@
 Slug collisions (two posts, or two tag spellings, that end up at one page), duplicate titles,
 a series part used twice, and links to posts that do not exist. Pure functions over the
 :class:`~kb.frontmatter.PostFacts` of every post, keyed by path relative to the site root
-(``posts/2025/x.md``); the first of two clashing posts, in path order, keeps its name and the
-other is told what to change.
+(``posts/2025/x.md``). Of two clashing posts the older keeps its claim (then the first by
+path), and the other is told what to change.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _clashes(posts, claims):
     its value differs from the first one's (a post's own path, or a tag's spelling).
     """
     first: dict = {}
-    for path in sorted(posts):
+    for path in sorted(posts, key=lambda path: (posts[path].date or "9999", path)):
         for key, line, value in claims(path, posts[path]):
             owner = first.setdefault(key, (path, line, value))
             if owner[2] != value:

@@ -48,7 +48,7 @@ class CheckPostSource(SphinxTransform):
         if not _is_post(self.config, docname, docinfo):
             return
         text = Path(self.env.doc2path(docname)).read_text(encoding="utf-8-sig")
-        facts, problems = check_post(text, _rules(self.app))
+        facts, problems = check_post(text, _rules(self.config))
         errors = [p for p in problems if p.is_error]  # a scheduled post is no build problem
         for problem in errors:
             _warn(problem, docname)
@@ -72,10 +72,10 @@ def _is_post(config, docname: str, docinfo: nodes.docinfo | None) -> bool:
     )
 
 
-def _rules(app: Sphinx) -> Rules:
+def _rules(config) -> Rules:
     return Rules(
-        categories=tuple(app.config.kb_categories),
-        authors=tuple(app.config.blog_authors or {}),
+        categories=tuple(config.kb_categories),
+        authors=tuple(config.blog_authors or {}),
         today=datetime.now(UTC).date(),
     )
 
