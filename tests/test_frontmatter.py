@@ -292,6 +292,11 @@ def test_check_of_one_file_still_sees_the_other_posts():
     assert problems == [p for p in ERRORS if p[0] == "posts/2025/tag-csharp.md"]
 
 
+def test_real_site_passes_check():
+    status, problems, _ = run_check(Path(__file__).parent.parent)
+    assert (status, problems) == (0, [])
+
+
 def test_good_site_passes_check():
     assert run_check(GOOD) == (0, [], "kb check: 3 post(s), no errors\n")
 
