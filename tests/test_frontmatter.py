@@ -115,7 +115,7 @@ ERRORS = [
     (
         "posts/2025/key-typo.md",
         7,
-        'unknown key "catgory": did you mean "category"?',
+        'unknown key "catgory": did you mean "category"? ablog ignores keys it does not know',
     ),
     (
         "posts/2025/no-title.md",
@@ -155,8 +155,7 @@ ERRORS = [
     (
         "posts/2025/tags-malformed.md",
         5,
-        "tag 1 is true to YAML, not a name: write each tag as plain text, and quote words "
-        'YAML reads as values, e.g. `"yes"`',
+        'tag 1 is read by YAML as true, not as a name: quote it, e.g. `"yes"`',
     ),
     (
         "posts/2025/tags-malformed.md",
@@ -170,6 +169,13 @@ ERRORS = [
         'tag "++" has no letters or digits, so its page would have no name: spell it out '
         "(e.g. `cpp` for C++)",
     ),
+    (
+        "posts/2025/tags-malformed.md",
+        5,
+        "tag 4 is a list or mapping, not a name: write each tag as plain text, e.g. "
+        "`tags: [gemm, hopper]`",
+    ),
+    ("posts/2025/tags-malformed.md", 5, "tag 5 is empty: remove the extra comma, or write the tag"),
     (
         "posts/2025/tags-mapping.md",
         5,

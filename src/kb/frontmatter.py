@@ -200,11 +200,12 @@ def _check_tags(item: Field, rules: Rules, key: str) -> list[str]:
         return [say("tags_not_list")]
     problems = []
     for position, tag in enumerate(value, start=1):
-        if tag is None or isinstance(tag, (bool, list, dict)):
-            shown = "a list or mapping" if isinstance(tag, (list, dict)) else json.dumps(tag)
-            problems.append(
-                say("tag_not_name", position=position, shown=shown.replace("null", "empty"))
-            )
+        if tag is None:
+            problems.append(say("tag_empty", position=position))
+        elif isinstance(tag, bool):
+            problems.append(say("tag_value", position=position, shown=json.dumps(tag)))
+        elif isinstance(tag, (list, dict)):
+            problems.append(say("tag_nested", position=position))
         elif any(mark in str(tag) for mark in ',"[]'):
             problems.append(say("tag_marks", tag=tag))
         elif not slugify(str(tag)):

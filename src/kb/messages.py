@@ -16,7 +16,6 @@ MESSAGES = {
     "not_mapping": "the front matter must be `key: value` lines",
     "twice": "`{key}` is given twice (lines {first} and {line}); YAML keeps only the last: "
     "delete one",
-    "typo": 'unknown key "{key}": did you mean "{guess}"?',
     # The body
     "no_title": "no title: add a `# Title` heading after the front matter; without one ablog "
     "silently leaves the post out",
@@ -42,8 +41,11 @@ MESSAGES = {
     "(keys of blog_authors in conf.py)",
     # Tags
     "tags_not_list": "`tags` must be a list: write `tags: [gemm, hopper]` (or `tags: []` for none)",
-    "tag_not_name": "tag {position} is {shown} to YAML, not a name: write each tag as plain text, "
-    'and quote words YAML reads as values, e.g. `"yes"`',
+    "tag_empty": "tag {position} is empty: remove the extra comma, or write the tag",
+    "tag_value": 'tag {position} is read by YAML as {shown}, not as a name: quote it, e.g. `"yes"`',
+    "tag_nested": "tag {position} is a list or mapping, not a name: write each tag as plain text, "
+    "e.g. `tags: [gemm, hopper]`",
+    "typo": 'unknown key "{key}": did you mean "{guess}"? ablog ignores keys it does not know',
     "tag_marks": 'tag "{tag}" contains a comma, quote or bracket, which ablog splits or strips: '
     "use letters, digits, spaces and + - . # only",
     "tag_no_slug": 'tag "{tag}" has no letters or digits, so its page would have no name: '
