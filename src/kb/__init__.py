@@ -23,6 +23,7 @@ from . import (
     postpage,
     sidebars,
     uniqueids,
+    validation,
 )
 
 __version__ = "0.1.0"
@@ -41,6 +42,7 @@ def _config_inited(app: Sphinx, sphinx_config) -> None:
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _config_inited)
     config.setup_config(app)
+    validation.setup_validation(app)
     catalog.setup_catalog(app)
     listings.setup_listings(app)
     sidebars.setup_sidebars(app)

@@ -1,0 +1,82 @@
+"""Every message the post checks print, in one place: what is wrong, then what to write.
+
+The messages are the product of ``kb check`` and of the build's front-matter warnings; keeping
+them together makes them easy to review, and the tests assert them word for word.
+"""
+
+from __future__ import annotations
+
+MESSAGES = {
+    # Reading the file
+    "no_front_matter": "no front matter: a post starts with a line `---`, then `blogpost: true`, "
+    "`date: YYYY-MM-DD` and the other keys, then `---` (kb new writes one)",
+    "unclosed": "the front matter is never closed: add a line `---` after its last key",
+    "bad_yaml": "the front matter is not valid YAML ({problem}): write one `key: value` per line, "
+    'and quote a value that contains a colon, e.g. `description: "Part 2: the mainloop"`',
+    "not_mapping": "the front matter must be `key: value` lines",
+    "twice": "`{key}` is given twice (lines {first} and {line}); YAML keeps only the last: "
+    "delete one",
+    # The body
+    "no_title": "no title: add a `# Title` heading after the front matter; without one ablog "
+    "silently leaves the post out",
+    "no_excerpt": "no excerpt: add `description: ...` (one or two sentences) to the front matter, "
+    "or a paragraph after the title; listings and feeds show it",
+    # Dates
+    "no_date": "no date: add a line `date: YYYY-MM-DD` to the front matter; without one ablog "
+    "keeps the post as a draft that never appears",
+    "empty_date": "{key} is empty: write it as YYYY-MM-DD, e.g. `{key}: 2025-03-14`",
+    "not_a_day": "{key} {shown} is not a real day ({reason}): write a date that exists, "
+    "e.g. `{key}: 2025-03-14`",
+    "zone": "{key} {shown} has a time zone, which crashes ablog: dates are UTC and carry no "
+    "zone, write `{key}: {day}`",
+    "not_a_date": '{key} "{shown}" is not a date: write it as YYYY-MM-DD, e.g. `{key}: 2025-03-14`',
+    "scheduled": "scheduled: dated {day}, after today ({today}); it stays off the site until then",
+    # Categories and authors: comma strings for ablog
+    "yaml_list": "`{key}` is a YAML list, which ablog turns into one bogus {key} named {shown}: "
+    "write a comma-separated string, `{key}: {names}`",
+    "empty_names": "`{key}` is empty or not text: write `{key}: NAME` or remove the line",
+    "unknown_category": 'unknown category "{name}"{hint}; allowed are {allowed} '
+    "(kb_categories in conf.py)",
+    "unknown_author": 'unknown author "{name}"{hint}; known authors are {allowed} '
+    "(keys of blog_authors in conf.py)",
+    # Tags
+    "tags_not_list": "`tags` must be a list: write `tags: [gemm, hopper]` (or `tags: []` for none)",
+    "tag_empty": "tag {position} is empty: remove the extra comma, or write the tag",
+    "tag_value": 'tag {position} is read by YAML as {shown}, not as a name: quote it, e.g. `"yes"`',
+    "tag_nested": "tag {position} is a list or mapping, not a name: write each tag as plain text, "
+    "e.g. `tags: [gemm, hopper]`",
+    "typo": 'unknown key "{key}": did you mean "{guess}"? ablog ignores keys it does not know',
+    "tag_marks": 'tag "{tag}" contains a comma, quote or bracket, which ablog splits or strips: '
+    "use letters, digits, spaces and + - . # only",
+    "tag_no_slug": 'tag "{tag}" has no letters or digits, so its page would have no name: '
+    "spell it out (e.g. `cpp` for C++)",
+    # Other keys
+    "external_link": 'external_link "{shown}" is not an http(s) URL: write the full address, '
+    "e.g. `external_link: https://example.org/article`",
+    "empty_description": "`description` is empty: write one or two sentences for listings and "
+    "feeds, or remove the line to use the first paragraph",
+    "description_not_text": '`description` must be text: write `description: "One or two '
+    'sentences."`',
+    "blogpost": "`blogpost: {shown}` still makes this a post (ablog only checks that the key "
+    "exists): write `blogpost: true`, or move the file out of the posts folder",
+    "nocomments": "`nocomments` crashes ablog 0.11 (it accepts no value), and this site has no "
+    "comments: remove the line",
+    "series_not_name": "`series` must be one name: write `series: CUTLASS GEMM tutorial`",
+    "bad_part": "part {shown} is not a positive whole number: write `part: 1`, `part: 2`, ... "
+    "or `part: supplement`",
+    "part_alone": "`part` without a series: add `series: NAME` or remove the line",
+    # Across posts
+    "slug_taken": 'the slug "{slug}" is taken by {other}: ablog gives both posts one label, so '
+    "references to one reach the other; rename this file",
+    "tag_slug": 'tag "{tag}" and tag "{other}" ({where}) both get the page {page}, so one '
+    'overwrites the other: write "{other}" if they mean the same, or rename this one',
+    "same_title": 'the title "{title}" is also the title of {where}: readers cannot tell the two '
+    "apart; make this one distinct",
+    "same_part": 'part {part} of series "{series}" is also {where}: give each part its own number',
+    "missing_link": "links to {shown}, which does not exist{hint}: fix the path; a path starting "
+    "with / starts at the site root",
+}
+
+
+def say(kind: str, **values) -> str:
+    return MESSAGES[kind].format(**values)

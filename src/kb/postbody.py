@@ -1,0 +1,105 @@
+"""What the checks need from a post's Markdown body, read line by line without a parser.
+
+The title (the first heading), whether there is a paragraph that can serve as the excerpt, and
+the links to other documents. A scan of lines is enough for these and keeps ``kb check`` fast;
+code blocks and math are skipped, so a ``#`` comment in a shell snippet is never a title.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*(\{([\w:-]+)\})?")
+_ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)(\s+#+)?\s*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
+_SKIP = re.compile(r"^\s*(%|\(.+\)=|<!--|-->|\+\+\+|\$\$|!\[[^\]]*\]\([^)]*\)\s*$|:\w[\w-]*:)")
+_INLINE_CODE = re.compile(r"(`+)[^`].*?\1")
+_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*)?\)")
+_LINK_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(\s|$)")
+_DOC_ROLE = re.compile(r"\{doc\}`(?:[^`<]*<([^`>]+)>|([^`]+))`")
+#: Directives whose content is code or data, not Markdown paragraphs.
+_OPAQUE = {
+    "code",
+    "code-block",
+    "code-cell",
+    "sourcecode",
+    "literalinclude",
+    "math",
+    "raw",
+    "csv-table",
+    "mermaid",
+    "graphviz",
+}
+
+
+@dataclass
+class BodyFacts:
+    title: str = ""
+    title_line: int = 0
+    has_paragraph: bool = False
+    links: list[tuple[str, int]] = field(default_factory=list)  # (target as written, line)
+
+
+def read_body(text: str, first_line: int) -> BodyFacts:
+    """Scan the body, which starts at ``first_line`` (1-based) of ``text``."""
+    facts = BodyFacts()
+    lines = text.split("\n")[first_line - 1 :]
+    fence = ""  # the marker of the code block we are in, if any
+    in_math = False
+    previous = ""
+    for number, line in enumerate(lines, start=first_line):
+        if fence:
+            closing = line.strip()
+            if closing and set(closing) == {fence[0]} and len(closing) >= len(fence):
+                fence = ""
+            continue
+        opening = _FENCE.match(line)
+        if opening:
+            marker, directive = opening.group(1), opening.group(3)
+            if marker[0] != ":" and (directive is None or directive in _OPAQUE):
+                fence = marker
+            continue
+        if line.strip() == "$$" or (
+            line.strip().startswith("$$") and not line.strip().endswith("$$")
+        ):
+            in_math = not in_math
+            continue
+        if in_math:
+            continue
+        _read_line(facts, line, previous, number)
+        previous = line
+    return facts
+
+
+def _read_line(facts: BodyFacts, line: str, previous: str, number: int) -> None:
+    heading = _ATX.match(line)
+    if heading is None and previous.strip() and _SETEXT.match(line) and not _is_special(previous):
+        heading = previous.strip()
+        number -= 1
+    elif heading is not None:
+        heading = heading.group(2).strip()
+    if heading is not None:
+        if not facts.title and heading:
+            facts.title, facts.title_line = heading, number
+        return
+    if not line.strip() or _SKIP.match(line):
+        return
+    facts.has_paragraph = True
+    facts.links += [(target, number) for target in _links(line)]
+
+
+def _is_special(line: str) -> bool:
+    return bool(
+        _ATX.match(line) or _SKIP.match(line) or line.lstrip().startswith(("-", "*", ">", "|"))
+    )
+
+
+def _links(line: str) -> list[str]:
+    roles = [m.group(1) or m.group(2) for m in _DOC_ROLE.finditer(line)]
+    plain = _INLINE_CODE.sub("", _DOC_ROLE.sub("", line))
+    definition = _LINK_DEF.match(plain)
+    found = [m.group(1) for m in _LINK.finditer(plain)]
+    if definition:
+        found.append(definition.group(1))
+    return [*(f"{{doc}}{target.strip()}" for target in roles), *found]
