@@ -40,6 +40,8 @@ def write_post(
 def warning_lines(warning) -> list[str]:
     """The lines of Sphinx's warning stream, without the colour codes around each one."""
     return re.sub(r"\x1b\[[0-9;]*m", "", warning.getvalue()).strip().splitlines()
+
+
 def representative_pages(site: Path) -> dict[str, str]:
     """One page of each kind on a built site (URLs relative to its root), found the way a
     reader finds them: from the home page's newest post and its sidebar."""

@@ -233,7 +233,18 @@ def test_check_is_fast_on_hundreds_of_posts(site):
 
 
 def sphinx_build(root: Path, *options: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "sphinx", "-n", *options, "-b", "html", ".", "_build/html"]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-n",
+        "--no-color",
+        *options,
+        "-b",
+        "html",
+        ".",
+        "_build/html",
+    ]
     return subprocess.run(command, cwd=root, env=ENV, capture_output=True, text=True, timeout=300)
 
 

@@ -160,8 +160,9 @@ ERRORS = [
     (
         "posts/2025/tags-malformed.md",
         5,
-        'tag "a, b" contains a comma, quote or bracket, which ablog splits or strips: use '
-        "letters, digits, spaces and + - . # only",
+        'tag "a, b" would be split or changed by ablog (a comma, a quote or bracket at its ends, '
+        "or, in a YAML list, a quote or non-ASCII letter): write it plainly, or write the tags "
+        "as one comma-separated string",
     ),
     (
         "posts/2025/tags-malformed.md",

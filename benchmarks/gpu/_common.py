@@ -306,11 +306,16 @@ def _fmt(v):
 
 def common_args(parser):
     parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument("--prefix", default=None,
-                        help="file name prefix (default: from the GPU name, e.g. h200)")
+    parser.add_argument(
+        "--prefix", default=None, help="file name prefix (default: from the GPU name, e.g. h200)"
+    )
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--min-batch-ms", type=float, default=20.0)
     parser.add_argument("--warmup-ms", type=float, default=100.0)
-    parser.add_argument("--max-seconds", type=float, default=150.0,
-                        help="stop starting new configurations after this many seconds")
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=150.0,
+        help="stop starting new configurations after this many seconds",
+    )
     return parser

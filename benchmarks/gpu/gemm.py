@@ -51,8 +51,20 @@ METHOD = (
     "time over the repeats."
 ).format(sizes=SIZES)
 
-COLUMNS = ["dtype", "m", "n", "k", "tflops_median", "tflops_min", "tflops_max",
-           "ms_median", "ms_min", "ms_max", "repeats", "inner"]
+COLUMNS = [
+    "dtype",
+    "m",
+    "n",
+    "k",
+    "tflops_median",
+    "tflops_min",
+    "tflops_max",
+    "ms_median",
+    "ms_min",
+    "ms_max",
+    "repeats",
+    "inner",
+]
 
 
 def fp8_supported():
@@ -90,8 +102,10 @@ def make_case(dtype, n):
     bt = b8.t()
 
     def fn():
-        return torch._scaled_mm(a8, bt, scale_a=one, scale_b=one,
-                                out_dtype=torch.bfloat16, use_fast_accum=fast)
+        return torch._scaled_mm(
+            a8, bt, scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=fast
+        )
+
     return fn, (a8, b8, one)
 
 
@@ -122,9 +136,12 @@ def main(argv=None):
                 continue
             try:
                 fn, keep = make_case(dtype, n)
-                ms, inner = C.time_op(fn, repeats=args.repeats,
-                                      min_batch_ms=args.min_batch_ms,
-                                      warmup_ms=args.warmup_ms)
+                ms, inner = C.time_op(
+                    fn,
+                    repeats=args.repeats,
+                    min_batch_ms=args.min_batch_ms,
+                    warmup_ms=args.warmup_ms,
+                )
             except Exception as e:
                 msg = f"{dtype} {n}: {type(e).__name__}: {e}"[:300]
                 print("[gemm] FAILED", msg, flush=True)
@@ -140,9 +157,12 @@ def main(argv=None):
             row["tflops_min"] = flop / (s["ms_max"] * 1e-3) / 1e12
             row["tflops_max"] = flop / (s["ms_min"] * 1e-3) / 1e12
             rows.append(row)
-            print(f"[gemm] {dtype:18s} {n:6d}  {row['tflops_median']:8.1f} TFLOP/s "
-                  f"(min {row['tflops_min']:.1f} max {row['tflops_max']:.1f})  "
-                  f"{s['ms_median']:.4f} ms  inner={inner}", flush=True)
+            print(
+                f"[gemm] {dtype:18s} {n:6d}  {row['tflops_median']:8.1f} TFLOP/s "
+                f"(min {row['tflops_min']:.1f} max {row['tflops_max']:.1f})  "
+                f"{s['ms_median']:.4f} ms  inner={inner}",
+                flush=True,
+            )
     md["skipped"] = skipped
     C.finish_metadata(md, t0)
     C.write_outputs(args.out, prefix, "gemm", COLUMNS, rows, md)

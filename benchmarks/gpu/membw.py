@@ -53,8 +53,19 @@ METHOD = (
     "the L2 size may be served partly from L2."
 ).format(sizes=BUFFER_BYTES)
 
-COLUMNS = ["kernel", "bytes", "gbps_median", "gbps_min", "gbps_max", "ms_median",
-           "ms_min", "ms_max", "buffer_bytes", "repeats", "inner"]
+COLUMNS = [
+    "kernel",
+    "bytes",
+    "gbps_median",
+    "gbps_min",
+    "gbps_max",
+    "ms_median",
+    "ms_min",
+    "ms_max",
+    "buffer_bytes",
+    "repeats",
+    "inner",
+]
 
 KERNELS = ["copy_d2d", "read_sum", "write_fill", "add", "h2d_pinned", "d2h_pinned"]
 
@@ -118,9 +129,12 @@ def main(argv=None):
             keep = None
             try:
                 fn, nbytes, keep = make_case(kernel, nb)
-                ms, inner = C.time_op(fn, repeats=args.repeats,
-                                      min_batch_ms=args.min_batch_ms,
-                                      warmup_ms=args.warmup_ms)
+                ms, inner = C.time_op(
+                    fn,
+                    repeats=args.repeats,
+                    min_batch_ms=args.min_batch_ms,
+                    warmup_ms=args.warmup_ms,
+                )
             except Exception as e:
                 msg = f"{tag}: {type(e).__name__}: {e}"[:300]
                 print("[membw] FAILED", msg, flush=True)
@@ -130,16 +144,19 @@ def main(argv=None):
                 fn = keep = None
                 torch.cuda.empty_cache()
             st = C.summarize(ms)
-            row = dict(kernel=kernel, bytes=nbytes, buffer_bytes=nb, repeats=len(ms),
-                       inner=inner, **st)
+            row = dict(
+                kernel=kernel, bytes=nbytes, buffer_bytes=nb, repeats=len(ms), inner=inner, **st
+            )
             row["gbps_median"] = nbytes / (st["ms_median"] * 1e-3) / 1e9
             row["gbps_min"] = nbytes / (st["ms_max"] * 1e-3) / 1e9
             row["gbps_max"] = nbytes / (st["ms_min"] * 1e-3) / 1e9
             rows.append(row)
-            print(f"[membw] {kernel:11s} buf={nb / MiB:7.0f} MiB bytes={nbytes:12d}  "
-                  f"{row['gbps_median']:8.1f} GB/s (min {row['gbps_min']:.1f} "
-                  f"max {row['gbps_max']:.1f})  {st['ms_median']:.4f} ms  inner={inner}",
-                  flush=True)
+            print(
+                f"[membw] {kernel:11s} buf={nb / MiB:7.0f} MiB bytes={nbytes:12d}  "
+                f"{row['gbps_median']:8.1f} GB/s (min {row['gbps_min']:.1f} "
+                f"max {row['gbps_max']:.1f})  {st['ms_median']:.4f} ms  inner={inner}",
+                flush=True,
+            )
     md["skipped"] = skipped
     C.finish_metadata(md, t0)
     C.write_outputs(args.out, prefix, "membw", COLUMNS, rows, md)

@@ -28,8 +28,11 @@ BENCHES = ["gemm", "sdpa", "membw"]
 
 def summary(out_dir, prefix):
     def rows(name):
-        pats = [os.path.join(out_dir, f"{prefix}-{name}.csv")] if prefix else \
-            glob.glob(os.path.join(out_dir, f"*-{name}.csv"))
+        pats = (
+            [os.path.join(out_dir, f"{prefix}-{name}.csv")]
+            if prefix
+            else glob.glob(os.path.join(out_dir, f"*-{name}.csv"))
+        )
         for p in pats:
             if os.path.exists(p):
                 with open(p) as f:
@@ -40,26 +43,34 @@ def summary(out_dir, prefix):
     g = rows("gemm")
     for dt in sorted({r["dtype"] for r in g}):
         best = max((r for r in g if r["dtype"] == dt), key=lambda r: float(r["tflops_median"]))
-        lines.append(f"gemm  {dt:18s} peak {float(best['tflops_median']):7.1f} TFLOP/s at "
-                     f"{best['m']}^3 (min {float(best['tflops_min']):.1f}, "
-                     f"max {float(best['tflops_max']):.1f})")
+        lines.append(
+            f"gemm  {dt:18s} peak {float(best['tflops_median']):7.1f} TFLOP/s at "
+            f"{best['m']}^3 (min {float(best['tflops_min']):.1f}, "
+            f"max {float(best['tflops_max']):.1f})"
+        )
     s = rows("sdpa")
     for bk in sorted({r["backend"] for r in s}):
         for d in sorted({r["head_dim"] for r in s}, key=int):
             for c in ("false", "true"):
-                sel = [r for r in s if r["backend"] == bk and r["head_dim"] == d and r["causal"] == c]
+                sel = [
+                    r for r in s if r["backend"] == bk and r["head_dim"] == d and r["causal"] == c
+                ]
                 if sel:
                     best = max(sel, key=lambda r: float(r["tflops_median"]))
-                    lines.append(f"sdpa  {bk:9s} d={d:>3s} causal={c:5s} best "
-                                 f"{float(best['tflops_median']):7.1f} TFLOP/s at seqlen "
-                                 f"{best['seqlen']}")
+                    lines.append(
+                        f"sdpa  {bk:9s} d={d:>3s} causal={c:5s} best "
+                        f"{float(best['tflops_median']):7.1f} TFLOP/s at seqlen "
+                        f"{best['seqlen']}"
+                    )
     m = rows("membw")
     for k in sorted({r["kernel"] for r in m}):
         best = max((r for r in m if r["kernel"] == k), key=lambda r: float(r["gbps_median"]))
         big = max((r for r in m if r["kernel"] == k), key=lambda r: int(r["buffer_bytes"]))
-        lines.append(f"membw {k:11s} best {float(best['gbps_median']):8.1f} GB/s "
-                     f"(buffer {int(best['buffer_bytes']) >> 20} MiB); largest buffer "
-                     f"{int(big['buffer_bytes']) >> 20} MiB: {float(big['gbps_median']):8.1f} GB/s")
+        lines.append(
+            f"membw {k:11s} best {float(best['gbps_median']):8.1f} GB/s "
+            f"(buffer {int(best['buffer_bytes']) >> 20} MiB); largest buffer "
+            f"{int(big['buffer_bytes']) >> 20} MiB: {float(big['gbps_median']):8.1f} GB/s"
+        )
     return "\n".join(lines)
 
 
@@ -68,17 +79,31 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--prefix", default=None)
     ap.add_argument("--only", default=",".join(BENCHES))
-    ap.add_argument("--max-seconds", type=float, default=120.0,
-                    help="per benchmark: stop starting new configurations after this")
-    ap.add_argument("--timeout", type=float, default=170.0,
-                    help="per benchmark process: kill after this many seconds")
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=120.0,
+        help="per benchmark: stop starting new configurations after this",
+    )
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=170.0,
+        help="per benchmark process: kill after this many seconds",
+    )
     args, extra = ap.parse_known_args(argv)
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     status = {}
     for name in args.only.split(","):
-        cmd = [sys.executable, os.path.join(HERE, f"{name}.py"), "--out", args.out,
-               "--max-seconds", str(args.max_seconds)] + extra
+        cmd = [
+            sys.executable,
+            os.path.join(HERE, f"{name}.py"),
+            "--out",
+            args.out,
+            "--max-seconds",
+            str(args.max_seconds),
+        ] + extra
         if args.prefix:
             cmd += ["--prefix", args.prefix]
         print(f"\n### {name}: {' '.join(cmd)}", flush=True)

@@ -59,9 +59,22 @@ METHOD = (
     "where a backend refused the shape, see `skipped`)."
 ).format(tok=TOKENS, w=WIDTH)
 
-COLUMNS = ["head_dim", "causal", "seqlen", "batch", "heads", "tflops_median",
-           "tflops_min", "tflops_max", "ms_median", "ms_min", "ms_max", "backend",
-           "repeats", "inner"]
+COLUMNS = [
+    "head_dim",
+    "causal",
+    "seqlen",
+    "batch",
+    "heads",
+    "tflops_median",
+    "tflops_min",
+    "tflops_max",
+    "ms_median",
+    "ms_min",
+    "ms_max",
+    "backend",
+    "repeats",
+    "inner",
+]
 
 
 def backends():
@@ -70,8 +83,11 @@ def backends():
         from torch.nn.attention import SDPBackend, sdpa_kernel
     except Exception:
         return out, None
-    for name, attr in (("flash", "FLASH_ATTENTION"), ("cudnn", "CUDNN_ATTENTION"),
-                       ("efficient", "EFFICIENT_ATTENTION")):
+    for name, attr in (
+        ("flash", "FLASH_ATTENTION"),
+        ("cudnn", "CUDNN_ATTENTION"),
+        ("efficient", "EFFICIENT_ATTENTION"),
+    ):
         if hasattr(SDPBackend, attr):
             out.append((name, getattr(SDPBackend, attr)))
     return out, sdpa_kernel
@@ -80,8 +96,11 @@ def backends():
 def main(argv=None):
     ap = C.common_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     ap.add_argument("--seqlens", default=None)
-    ap.add_argument("--backends", default="default,flash,cudnn,efficient",
-                    help="comma-separated subset of default,flash,cudnn,efficient")
+    ap.add_argument(
+        "--backends",
+        default="default,flash,cudnn,efficient",
+        help="comma-separated subset of default,flash,cudnn,efficient",
+    )
     args = ap.parse_args(argv)
     t0 = time.time()
     seqlens = [int(s) for s in args.seqlens.split(",")] if args.seqlens else SEQLENS
@@ -93,8 +112,12 @@ def main(argv=None):
     bks, sdpa_kernel = backends()
     bks = [b for b in bks if b[0] in want]
     md["backends"] = [b[0] for b in bks]
-    for flag in ("flash_sdp_enabled", "cudnn_sdp_enabled", "mem_efficient_sdp_enabled",
-                 "math_sdp_enabled"):
+    for flag in (
+        "flash_sdp_enabled",
+        "cudnn_sdp_enabled",
+        "mem_efficient_sdp_enabled",
+        "math_sdp_enabled",
+    ):
         try:
             md[flag] = getattr(torch.backends.cuda, flag)()
         except Exception:
@@ -116,23 +139,36 @@ def main(argv=None):
                         b = max(1, TOKENS // s)
                         h = WIDTH // d
                         g = torch.Generator(device="cuda").manual_seed(s + d)
-                        q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16,
-                                               generator=g) for _ in range(3))
+                        q, k, v = (
+                            torch.randn(
+                                b, h, s, d, device="cuda", dtype=torch.bfloat16, generator=g
+                            )
+                            for _ in range(3)
+                        )
 
                         def fn():
                             return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
                         try:
                             if bk is None:
-                                ms, inner = C.time_op(fn, repeats=args.repeats,
-                                                      min_batch_ms=args.min_batch_ms,
-                                                      warmup_ms=args.warmup_ms)
+                                ms, inner = C.time_op(
+                                    fn,
+                                    repeats=args.repeats,
+                                    min_batch_ms=args.min_batch_ms,
+                                    warmup_ms=args.warmup_ms,
+                                )
                             else:
                                 with sdpa_kernel([bk]):
-                                    ms, inner = C.time_op(fn, repeats=args.repeats,
-                                                          min_batch_ms=args.min_batch_ms,
-                                                          warmup_ms=args.warmup_ms)
+                                    ms, inner = C.time_op(
+                                        fn,
+                                        repeats=args.repeats,
+                                        min_batch_ms=args.min_batch_ms,
+                                        warmup_ms=args.warmup_ms,
+                                    )
                         except Exception as e:
-                            msg = f"{tag}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
+                            msg = f"{tag}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[
+                                :300
+                            ]
                             print("[sdpa] skipped", msg, flush=True)
                             skipped.append(msg)
                             try:
@@ -144,16 +180,28 @@ def main(argv=None):
                             del q, k, v
                         st = C.summarize(ms)
                         flop = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
-                        row = dict(head_dim=d, causal=causal, seqlen=s, batch=b, heads=h,
-                                   backend=bname, repeats=len(ms), inner=inner, **st)
+                        row = dict(
+                            head_dim=d,
+                            causal=causal,
+                            seqlen=s,
+                            batch=b,
+                            heads=h,
+                            backend=bname,
+                            repeats=len(ms),
+                            inner=inner,
+                            **st,
+                        )
                         row["tflops_median"] = flop / (st["ms_median"] * 1e-3) / 1e12
                         row["tflops_min"] = flop / (st["ms_max"] * 1e-3) / 1e12
                         row["tflops_max"] = flop / (st["ms_min"] * 1e-3) / 1e12
                         rows.append(row)
-                        print(f"[sdpa] {bname:9s} d={d:3d} causal={int(causal)} s={s:6d} "
-                              f"b={b:3d} h={h:2d}  {row['tflops_median']:7.1f} TFLOP/s "
-                              f"(min {row['tflops_min']:.1f} max {row['tflops_max']:.1f})  "
-                              f"{st['ms_median']:.4f} ms  inner={inner}", flush=True)
+                        print(
+                            f"[sdpa] {bname:9s} d={d:3d} causal={int(causal)} s={s:6d} "
+                            f"b={b:3d} h={h:2d}  {row['tflops_median']:7.1f} TFLOP/s "
+                            f"(min {row['tflops_min']:.1f} max {row['tflops_max']:.1f})  "
+                            f"{st['ms_median']:.4f} ms  inner={inner}",
+                            flush=True,
+                        )
     md["skipped"] = skipped
     C.finish_metadata(md, t0)
     C.write_outputs(args.out, prefix, "sdpa", COLUMNS, rows, md)

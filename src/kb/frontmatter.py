@@ -192,6 +192,15 @@ def _hint(name: str, choices) -> str:
     return f' (did you mean "{guess}"?)' if guess else ""
 
 
+def _mangled_by_ablog(tag: str, listed: bool) -> bool:
+    """Would ablog split or strip this tag? A YAML list reaches ablog as MyST's JSON text,
+    which escapes quotes and non-ASCII; a comma string is split on commas and each tag
+    loses the quotes and brackets at its ends."""
+    if "," in tag or tag[:1] in "\"'[" or tag[-1:] in "\"']":
+        return True
+    return listed and ('"' in tag or "\\" in tag or not tag.isascii())
+
+
 def _check_tags(item: Field, rules: Rules, key: str) -> list[str]:
     from ablog.blog import slugify  # ablog's own slugs: the page each tag really gets
 
@@ -206,7 +215,7 @@ def _check_tags(item: Field, rules: Rules, key: str) -> list[str]:
             problems.append(say("tag_value", position=position, shown=json.dumps(tag)))
         elif isinstance(tag, (list, dict)):
             problems.append(say("tag_nested", position=position))
-        elif any(mark in str(tag) for mark in ',"[]'):
+        elif _mangled_by_ablog(str(tag), listed=not isinstance(item.value, str)):
             problems.append(say("tag_marks", tag=tag))
         elif not slugify(str(tag)):
             problems.append(say("tag_no_slug", tag=tag))

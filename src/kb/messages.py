@@ -46,8 +46,9 @@ MESSAGES = {
     "tag_nested": "tag {position} is a list or mapping, not a name: write each tag as plain text, "
     "e.g. `tags: [gemm, hopper]`",
     "typo": 'unknown key "{key}": did you mean "{guess}"? ablog ignores keys it does not know',
-    "tag_marks": 'tag "{tag}" contains a comma, quote or bracket, which ablog splits or strips: '
-    "use letters, digits, spaces and + - . # only",
+    "tag_marks": 'tag "{tag}" would be split or changed by ablog (a comma, a quote or bracket at '
+    "its ends, or, in a YAML list, a quote or non-ASCII letter): write it plainly, or write the "
+    "tags as one comma-separated string",
     "tag_no_slug": 'tag "{tag}" has no letters or digits, so its page would have no name: '
     "spell it out (e.g. `cpp` for C++)",
     # Other keys

@@ -9,3 +9,4 @@ myst_enable_extensions = ["dollarmath", "amsmath"]
 blog_feed_templates = {}
 skip_injecting_base_ablog_templates = True
 numfig = True
+html_baseurl = "https://uniqueids.example.org/"
