@@ -80,7 +80,7 @@ NVSMI_FIELDS = [
 
 
 def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def _run(cmd, timeout=20):

@@ -33,14 +33,13 @@ import argparse
 import sys
 import time
 
-import torch
-
 import _common as C
+import torch
 
 SIZES = [1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384]
 
 METHOD = (
-    "Square GEMM C=A@B, M=N=K in {sizes}. FLOPs per call = 2*M*N*K; "
+    f"Square GEMM C=A@B, M=N=K in {SIZES}. FLOPs per call = 2*M*N*K; "
     "TFLOP/s = 2*M*N*K / per-call seconds / 1e12. bf16: torch.mm(A,B,out=C), "
     "all bf16 row-major, random normal inputs, default cuBLAS (fp32 accumulate). "
     "fp8_e4m3: torch._scaled_mm(A8, B8.t(), scale_a=1.0, scale_b=1.0 (float32 "
@@ -49,7 +48,7 @@ METHOD = (
     "use_fast_accum=True. Output scaling and dtype conversion are not counted "
     "as FLOPs. Columns tflops_min/tflops_max come from the max/min per-call "
     "time over the repeats."
-).format(sizes=SIZES)
+)
 
 COLUMNS = [
     "dtype",

@@ -33,9 +33,8 @@ import argparse
 import sys
 import time
 
-import torch
-
 import _common as C
+import torch
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -43,7 +42,7 @@ BUFFER_BYTES = [32 * MiB, 128 * MiB, 512 * MiB, 2 * GiB, 8 * GiB]
 PCIE_MAX = 1 * GiB
 
 METHOD = (
-    "float32 contiguous buffers of buffer_bytes each in {sizes}. bytes column = "
+    f"float32 contiguous buffers of buffer_bytes each in {BUFFER_BYTES}. bytes column = "
     "device-memory bytes read + written per call: copy_d2d dst.copy_(src) = "
     "2*buffer; read_sum torch.sum(x, 0, out=y) (1-D x, 0-dim y) = buffer; write_fill x.fill_(1.0) = buffer; "
     "add torch.add(a,b,out=c) = 3*buffer; h2d_pinned/d2h_pinned (buffers <= 1 GiB, "
@@ -51,7 +50,7 @@ METHOD = (
     "link, counted once (not device-memory bandwidth). No allowance for cache or "
     "write-allocate traffic. GB/s = bytes / per-call seconds / 1e9. Sizes below "
     "the L2 size may be served partly from L2."
-).format(sizes=BUFFER_BYTES)
+)
 
 COLUMNS = [
     "kernel",

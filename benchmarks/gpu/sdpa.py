@@ -37,10 +37,9 @@ import argparse
 import sys
 import time
 
+import _common as C
 import torch
 import torch.nn.functional as F
-
-import _common as C
 
 SEQLENS = [512, 1024, 2048, 4096, 8192, 16384, 32768]
 HEAD_DIMS = [64, 128]
@@ -50,14 +49,14 @@ WIDTH = 2048
 METHOD = (
     "F.scaled_dot_product_attention forward, inference_mode, bf16, q/k/v shape "
     "(batch, heads, seqlen, head_dim) contiguous random normal, self-attention "
-    "(q len = kv len), no mask/dropout, default scale. batch = {tok} // seqlen "
-    "(batch*seqlen = {tok} tokens), heads = {w} // head_dim (heads*head_dim = {w}). "
+    f"(q len = kv len), no mask/dropout, default scale. batch = {TOKENS} // seqlen "
+    f"(batch*seqlen = {TOKENS} tokens), heads = {WIDTH} // head_dim (heads*head_dim = {WIDTH}). "
     "FLOPs = 4*batch*heads*seqlen^2*head_dim, divided by 2 when causal "
     "(is_causal=True); softmax/scale not counted. TFLOP/s = FLOPs / per-call "
     "seconds / 1e12. backend=default is PyTorch's own choice; flash, cudnn, "
     "efficient are forced via torch.nn.attention.sdpa_kernel (rows missing "
     "where a backend refused the shape, see `skipped`)."
-).format(tok=TOKENS, w=WIDTH)
+)
 
 COLUMNS = [
     "head_dim",
