@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import catalog, config, freshness, highlighting, listings, postpage, sidebars
+from . import catalog, config, freshness, highlighting, listings, postpage, series, sidebars
 
 __version__ = "0.1.0"
 
@@ -34,6 +34,7 @@ def setup(app: Sphinx) -> dict:
     sidebars.setup_sidebars(app)
     postpage.setup_postpage(app)
     freshness.setup_freshness(app)
+    series.setup_series(app)  # after freshness: it registers a signer
     highlighting.setup_highlighting(app)
     app.add_css_file("kb.css")
     return {
