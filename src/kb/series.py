@@ -84,7 +84,12 @@ def build_series(catalog: Catalog) -> list[Series]:
         if post.series:
             members.setdefault(post.series, []).append(post)
     return [
-        Series(name, slugify(name), series_docname(catalog, slugify(name)), tuple(sorted(posts, key=reading_order)))
+        Series(
+            name,
+            slugify(name),
+            series_docname(catalog, slugify(name)),
+            tuple(sorted(posts, key=reading_order)),
+        )
         for name, posts in sorted(members.items(), key=lambda item: item[0].casefold())
     ]
 
@@ -147,7 +152,9 @@ def series_box_html(one: Series, post: Post, prefix: str) -> str:
     """The box on a member's page: its position, every member, previous and next."""
     index = one.position(post)
     series_link = f'<a href="{prefix}{one.docname}.html">{escape(one.name)}</a>'
-    items = "".join(_member_link(member, prefix, member.docname == post.docname) for member in one.posts)
+    items = "".join(
+        _member_link(member, prefix, member.docname == post.docname) for member in one.posts
+    )
     nav = []
     if index > 0:
         previous = one.posts[index - 1]
@@ -175,7 +182,7 @@ def series_page_html(one: Series, catalog: Catalog, prefix: str) -> str:
     span = format_date(first) if first == last else f"{format_date(first)} to {format_date(last)}"
     count = f"{len(one.posts)} post{'s' if len(one.posts) != 1 else ''}"
     members = "".join(
-        f'<section class="kb-series-member">'
+        '<section class="kb-series-member">'
         + (f'<p class="kb-series-part">{part_label(post)}</p>' if part_label(post) else "")
         + entry_html(post, prefix)
         + "</section>"
@@ -204,7 +211,10 @@ def series_catalog_html(series: list[Series], prefix: str) -> str:
 def _member_signature(one: Series) -> str:
     """What a member's box shows of the series: changes here rewrite every member's page."""
     return _digest(
-        [one.name, *(f"{p.docname}\x1e{p.title}\x1e{p.part}\x1e{p.external_link}" for p in one.posts)]
+        [
+            one.name,
+            *(f"{p.docname}\x1e{p.title}\x1e{p.part}\x1e{p.external_link}" for p in one.posts),
+        ]
     )
 
 
