@@ -142,10 +142,17 @@ def _member_link(post: Post, prefix: str, current: bool) -> str:
     label = part_label(post)
     label_html = f'<span class="kb-series-part">{label}:</span> ' if label else ""
     if current:
-        return f'<li>{label_html}<a aria-current="page" href="{prefix}{post.docname}.html">{escape(post.title)}</a></li>'
-    external = ' rel="external"' if post.external_link else ""
+        # The reader is here: a link to this page, marked, so the list reads the same.
+        attrs = f'aria-current="page" href="{prefix}{post.docname}.html"'
+    else:
+        external = ' rel="external"' if post.external_link else ""
+        attrs = f'href="{escape(post_href(post, prefix), quote=True)}"{external}'
+    return f"<li>{label_html}<a {attrs}>{escape(post.title)}</a></li>"
+
+
+def _nav_link(kind: str, post: Post, prefix: str, text: str) -> str:
     href = escape(post_href(post, prefix), quote=True)
-    return f'<li>{label_html}<a href="{href}"{external}>{escape(post.title)}</a></li>'
+    return f'<a class="kb-series-{kind}" rel="{kind}" href="{href}">{text}</a>'
 
 
 def series_box_html(one: Series, post: Post, prefix: str) -> str:
@@ -158,16 +165,10 @@ def series_box_html(one: Series, post: Post, prefix: str) -> str:
     nav = []
     if index > 0:
         previous = one.posts[index - 1]
-        nav.append(
-            f'<a class="kb-series-prev" rel="prev" href="{escape(post_href(previous, prefix), quote=True)}">'
-            f"← Previous: {escape(previous.title)}</a>"
-        )
+        nav.append(_nav_link("prev", previous, prefix, f"← Previous: {escape(previous.title)}"))
     if index < len(one.posts) - 1:
         following = one.posts[index + 1]
-        nav.append(
-            f'<a class="kb-series-next" rel="next" href="{escape(post_href(following, prefix), quote=True)}">'
-            f"Next: {escape(following.title)} →</a>"
-        )
+        nav.append(_nav_link("next", following, prefix, f"Next: {escape(following.title)} →"))
     nav_html = f'<nav class="kb-series-nav" aria-label="Series">{"".join(nav)}</nav>' if nav else ""
     return (
         f'<aside class="kb-series-box" aria-label="Series: {escape(one.name, quote=True)}">'
