@@ -39,6 +39,8 @@ extensions = [
     # Markdown sources (MyST) and the blog machinery.
     "myst_parser",
     "ablog",
+    # Citations in posts: {footcite:p}`key` from references.bib, listed by {footbibliography}.
+    "sphinxcontrib.bibtex",
     # Our own extension: catalog, listings, feeds, checks (src/kb).
     "kb",
 ]
@@ -65,6 +67,14 @@ nitpicky = True
 
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "attrs_inline"]
 myst_heading_anchors = 3
+
+# -- Citations (sphinxcontrib-bibtex) -----------------------------------------------------
+
+# Posts cite with {footcite:p}`key` and end with {footbibliography}: each post lists only
+# what it cites. {cite} with {bibliography} would make citations global, and two posts citing
+# the same paper would warn "duplicate citation", which fails the -W build.
+bibtex_bibfiles = ["references.bib"]
+bibtex_default_style = "plain"
 
 # -- ABlog --------------------------------------------------------------------------------------
 

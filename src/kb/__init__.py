@@ -11,7 +11,17 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import catalog, config, freshness, highlighting, listings, postpage, series, sidebars
+from . import (
+    catalog,
+    citation,
+    config,
+    freshness,
+    highlighting,
+    listings,
+    postpage,
+    series,
+    sidebars,
+)
 
 __version__ = "0.1.0"
 
@@ -40,6 +50,7 @@ def setup(app: Sphinx) -> dict:
     postpage.setup_postpage(app)
     freshness.setup_freshness(app)
     series.setup_series(app)  # after freshness: it registers a signer
+    citation.setup_citation(app)
     highlighting.setup_highlighting(app)
     app.add_css_file("kb.css")
     return {
