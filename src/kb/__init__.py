@@ -18,6 +18,7 @@ from . import (
     freshness,
     highlighting,
     listings,
+    meta,
     postpage,
     series,
     sidebars,
@@ -51,6 +52,7 @@ def setup(app: Sphinx) -> dict:
     freshness.setup_freshness(app)
     series.setup_series(app)  # after freshness: it registers a signer
     citation.setup_citation(app)
+    meta.setup_meta(app)
     highlighting.setup_highlighting(app)
     app.add_css_file("kb.css")
     return {
