@@ -87,8 +87,15 @@ def test_generated_pages_get_basic_tags(built):
 
 def test_missing_image_is_reported_at_its_line(make_app, tmp_path):
     srcdir = copy_root("meta", tmp_path / "site")
-    post = write_post(srcdir, "posts/lost.md", "Lost image", "2024-04-01", author="ada",
-                      tags=("gemm",), extra="og:image: nowhere.png\n")
+    post = write_post(
+        srcdir,
+        "posts/lost.md",
+        "Lost image",
+        "2024-04-01",
+        author="ada",
+        tags=("gemm",),
+        extra="og:image: nowhere.png\n",
+    )
     before = post.read_text(encoding="utf-8")
     app = build(make_app, srcdir)
     warnings = app.warning.getvalue().strip().splitlines()
@@ -103,9 +110,13 @@ def test_missing_image_is_reported_at_its_line(make_app, tmp_path):
 
 def sitemap(outdir: Path) -> list[tuple[str, str | None]]:
     tree = etree.parse(str(outdir / "sitemap.xml"))
+    urls = tree.getroot().findall("s:url", SITEMAP_NS)
     return [
-        (url.findtext("s:loc", namespaces=SITEMAP_NS), url.findtext("s:lastmod", namespaces=SITEMAP_NS))
-        for url in tree.getroot().findall("s:url", SITEMAP_NS)
+        (
+            url.findtext("s:loc", namespaces=SITEMAP_NS),
+            url.findtext("s:lastmod", namespaces=SITEMAP_NS),
+        )
+        for url in urls
     ]
 
 
@@ -116,7 +127,7 @@ def test_sitemap_lists_every_page_with_absolute_urls(make_app, tmp_path):
     locs = [loc for loc, _ in entries]
     assert locs == sorted(locs)
     assert all(loc.startswith(SITE) for loc in locs)
-    paths = {loc[len(SITE):] for loc in locs}
+    paths = {loc[len(SITE) :] for loc in locs}
     assert all((app.outdir / path).is_file() for path in paths)
     written = {str(p.relative_to(app.outdir)) for p in app.outdir.rglob("*.html")}
     left_out = {
@@ -150,8 +161,11 @@ def test_sitemap_after_an_incremental_build_is_complete(make_app, tmp_path):
 
 @pytest.mark.parametrize("prefix", ["/", "/en/latest/"])
 def test_404_page_links_work_at_any_depth(make_app, tmp_path, prefix):
-    app = build(make_app, copy_root("meta", tmp_path / "site"),
-                confoverrides={"notfound_urls_prefix": prefix})
+    app = build(
+        make_app,
+        copy_root("meta", tmp_path / "site"),
+        confoverrides={"notfound_urls_prefix": prefix},
+    )
     assert app.warning.getvalue() == ""
     page = soup(app.outdir / "404.html")
     assert page.select_one("article h1").get_text() == "Page not found"
@@ -160,7 +174,7 @@ def test_404_page_links_work_at_any_depth(make_app, tmp_path, prefix):
     assert len(local) > 10
     for url in local:
         assert url.startswith(prefix), url
-        path = url[len(prefix):].split("?")[0].split("#")[0]
+        path = url[len(prefix) :].split("?")[0].split("#")[0]
         assert (app.outdir / (path or "index.html")).is_file(), url
     body_links = [a["href"] for a in page.select("article a")]
     assert f"{prefix}index.html" in body_links
@@ -175,7 +189,7 @@ def test_renamed_post_redirects_from_its_old_address(built):
     page = soup(built.outdir / "posts/old-name.html")
     refresh = page.select_one('meta[http-equiv="refresh"]')["content"]
     assert refresh.startswith("0; url=")
-    target = resolve("posts/old-name", refresh[len("0; url="):])
+    target = resolve("posts/old-name", refresh[len("0; url=") :])
     assert target == "posts/new-name.html"
     assert (built.outdir / target).is_file()
     canonical = [link["href"] for link in page.select('link[rel="canonical"]')]

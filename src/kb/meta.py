@@ -178,7 +178,8 @@ def _generated_page_context(app: Sphinx, pagename, templatename, context, doctre
         return
     if not _is_excluded_page(app, pagename, templatename) and context.get("title"):
         title = str(context.get("kb_title") or context["title"])
-        context["metatags"] = context.get("metatags", "") + generated_page_tags(app, pagename, title)
+        tags = generated_page_tags(app, pagename, title)
+        context["metatags"] = context.get("metatags", "") + tags
 
 
 def _social_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
