@@ -19,15 +19,12 @@ from html import escape
 
 from ablog.blog import os_path_join, slugify
 from sphinx.application import Sphinx
-from sphinx.util import logging
 
 from .catalog import Catalog, Post, _digest, get_catalog
 from .entries import entry_html, format_date, post_href
 from .freshness import add_signer, page_signature
 from .listings import root_prefix
 from .postpage import insert_after_title
-
-logger = logging.getLogger(__name__)
 
 SUPPLEMENT = "supplement"
 TEMPLATE = "kb/series.html"
@@ -97,33 +94,6 @@ def build_series(catalog: Catalog) -> list[Series]:
 def series_collections(catalog: Catalog) -> list[tuple[str, str, str, list[Post]]]:
     """``(name, slug, docname, posts in reading order)`` for each series: what feeds need."""
     return [(s.name, s.slug, s.docname, list(s.posts)) for s in build_series(catalog)]
-
-
-def check_series(series: list[Series]) -> None:
-    """Warn, at the post, about parts that are neither a number nor ``supplement``, and
-    about two posts claiming the same part."""
-    for one in series:
-        claimed: dict[int, Post] = {}
-        for post in one.posts:
-            number = part_number(post)
-            if number is None and post.part and post.part.casefold() != SUPPLEMENT:
-                logger.warning(
-                    f"part {post.part!r} of series {one.name!r} is not a positive number or "
-                    f"'{SUPPLEMENT}'; write e.g. 'part: 2', or leave part out",
-                    location=post.docname,
-                    type="kb",
-                    subtype="series",
-                )
-            elif number is not None and number in claimed:
-                logger.warning(
-                    f"part {number} of series {one.name!r} is also claimed by "
-                    f"{claimed[number].docname}; give each post its own part number",
-                    location=post.docname,
-                    type="kb",
-                    subtype="series",
-                )
-            elif number is not None:
-                claimed[number] = post
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -220,8 +190,9 @@ def _member_signature(one: Series) -> str:
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
+    # Bad or repeated part numbers are reported by the front-matter checks (kb.validation);
+    # here a part that is not a positive number simply counts as unnumbered.
     series = build_series(catalog)
-    check_series(series)
     app.env.kb_series = series
     app.env.kb_series_of = {post.docname: one for one in series for post in one.posts}
     app.env.kb_series_signatures = {
