@@ -16,7 +16,7 @@ VNU_JAR := $(VNU_DIR)/node_modules/vnu-jar/build/dist/vnu.jar
 html: $(VENV)/.site-installed
 	$(BIN)/sphinx-build $(SPHINXOPTS) -b html . $(BUILDDIR)/html
 
-test: $(VENV)/.test-installed browser vnu
+test: $(VENV)/.test-installed browser vnu lint
 	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 serve: $(VENV)/.site-installed

@@ -7,6 +7,7 @@ base URL, categories, authors, feeds) sits in the first section.
 
 import os
 import time
+from urllib.parse import urlparse
 
 # -- The site: what a fork changes first ------------------------------------------------------
 
@@ -18,6 +19,9 @@ language = "en"
 # Read the Docs tells us the canonical URL of the version being built; locally we fall back
 # to a placeholder domain so that feeds and the sitemap still carry absolute URLs.
 SITE_URL = os.environ.get("READTHEDOCS_CANONICAL_URL", "https://kernel-notes.example.org/")
+# Absolute URLs are built by joining onto it: without the final slash the last path part
+# (Read the Docs' version, "latest/") would be dropped.
+SITE_URL = SITE_URL.rstrip("/") + "/"
 
 CATEGORIES = ["Article", "Benchmarks"]
 
@@ -41,6 +45,13 @@ extensions = [
     "ablog",
     # A copy button on code blocks; it ships its own script, so no request leaves the site.
     "sphinx_copybutton",
+    # Citations in posts: {footcite:p}`key` from references.bib, listed by {footbibliography}.
+    "sphinxcontrib.bibtex",
+    # What link previews, search engines and lost readers get (settings under HTML output):
+    # Open Graph and Twitter tags, sitemap.xml, a 404 page that works at any URL.
+    "sphinxext.opengraph",
+    "sphinx_sitemap",
+    "notfound.extension",
     # Our own extension: catalog, listings, feeds, checks (src/kb).
     "kb",
 ]
@@ -67,6 +78,14 @@ nitpicky = True
 
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "attrs_inline"]
 myst_heading_anchors = 3
+
+# -- Citations (sphinxcontrib-bibtex) -----------------------------------------------------
+
+# Posts cite with {footcite:p}`key` and end with {footbibliography}: each post lists only
+# what it cites. {cite} with {bibliography} would make citations global, and two posts citing
+# the same paper would warn "duplicate citation", which fails the -W build.
+bibtex_bibfiles = ["references.bib"]
+bibtex_default_style = "plain"
 
 # -- ABlog --------------------------------------------------------------------------------------
 
@@ -107,6 +126,31 @@ html_sidebars = {
         "kb/sidebar-blog.html",
         "sidebar/scroll-end.html",
     ]
+}
+
+# Link previews (sphinxext-opengraph): absolute URLs from the site's URL; the site's card
+# unless a post names its own image in front matter (og:image: card.png, next to the post).
+ogp_site_url = SITE_URL
+ogp_image = "_static/og-default.png"
+ogp_image_alt = f"{project}: research notes on fast GPU kernels"
+ogp_social_cards = {"enable": False}  # one image for the site, not one rendered per page
+
+# sitemap.xml (sphinx-sitemap): html_baseurl + page path; kb adds the pages an incremental
+# build did not rewrite and leaves out drafts and redirects. Pages nobody should land on:
+sitemap_url_scheme = "{link}"
+sitemap_excludes = ["404.html", "search.html", "genindex.html", "blog/drafts.html", "blog/drafts/*"]
+
+# The 404 page (sphinx-notfound-page). The server shows it at whatever URL was missed, so its
+# links are absolute paths: "/" locally, "/en/latest/" (the version's path) on Read the Docs.
+notfound_urls_prefix = urlparse(SITE_URL).path
+notfound_context = {
+    "title": "Page not found",
+    "body": (
+        "<h1>Page not found</h1>"
+        "<p>There is no page at this address. The post may have moved or been renamed.</p>"
+        '<p>Try the <a href="index.html">home page</a>, <a href="blog.html">all posts</a>, '
+        'the <a href="blog/series.html">series</a>, or search with the box in the sidebar.</p>'
+    ),
 }
 
 # -- kb: our extension ----------------------------------------------------------------------

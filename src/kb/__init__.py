@@ -14,13 +14,16 @@ from sphinx.application import Sphinx
 from . import (
     benchmark,
     catalog,
+    citation,
     config,
     feeds,
     freshness,
     highlighting,
     listings,
     math,
+    meta,
     postpage,
+    series,
     sidebars,
     uniqueids,
     validation,
@@ -35,8 +38,13 @@ STATIC_DIR = Path(__file__).parent / "static"
 def _config_inited(app: Sphinx, sphinx_config) -> None:
     # Our templates come after the project's own (_templates), so a fork can still override
     # any of them, and before the theme's, so furo never sees ablog's page.html.
-    sphinx_config.templates_path.append(str(TEMPLATES_DIR))
-    sphinx_config.html_static_path.append(str(STATIC_DIR))
+    # New lists, never appended in place: an unset value is Sphinx's shared default list,
+    # and a second build in the same process (tests) would see our folder twice and then
+    # rewrite every page because "the configuration has changed".
+    if str(TEMPLATES_DIR) not in sphinx_config.templates_path:
+        sphinx_config.templates_path = [*sphinx_config.templates_path, str(TEMPLATES_DIR)]
+    if str(STATIC_DIR) not in sphinx_config.html_static_path:
+        sphinx_config.html_static_path = [*sphinx_config.html_static_path, str(STATIC_DIR)]
 
 
 def setup(app: Sphinx) -> dict:
@@ -48,6 +56,9 @@ def setup(app: Sphinx) -> dict:
     sidebars.setup_sidebars(app)
     postpage.setup_postpage(app)
     freshness.setup_freshness(app)
+    series.setup_series(app)  # after freshness: it registers a signer
+    citation.setup_citation(app)
+    meta.setup_meta(app)
     highlighting.setup_highlighting(app)
     feeds.setup_feeds(app)
     math.setup_math(app)

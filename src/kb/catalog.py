@@ -162,7 +162,9 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         "updated": str(meta.get("updated", "")).strip(),
         "series": str(meta.get("series", "")).strip(),
         "part": str(meta.get("part", "")).strip(),
-        "image": str(meta.get("image", "")).strip(),
+        # Not "image": ablog reads that key as a number (which picture the excerpt shows) and
+        # crashes on a path. "og:image" is sphinxext-opengraph's own per-page field.
+        "image": str(meta.get("og:image", "")).strip(),
         "excerpt": _excerpt_source(doctree),
         "words": len(doctree.astext().split()),
     }

@@ -36,6 +36,7 @@ from . import feedformats
 from .catalog import Catalog, Post, get_catalog, relocate_links
 from .feedformats import Feed, Item, Person, Term
 from .listings import listing_title
+from .series import series_collections
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +98,18 @@ def feed_scopes(app: Sphinx, catalog: Catalog) -> list[Scope]:
                     tuple(collection.posts[:length]),
                 )
             )
+    # Each series has a feed too, newest part first like every feed.
+    for series_name, slug, docname, posts in series_collections(catalog):
+        newest = sorted(posts, key=lambda post: (-post.date.timestamp(), post.title))
+        scopes.append(
+            Scope(
+                f"{FEEDS_DIR}/series/{slug}",
+                f"{name} — Series: {series_name}",
+                f"The posts of the series {series_name} on {name}.",
+                docname,
+                tuple(newest[:length]),
+            )
+        )
     return scopes
 
 

@@ -1,0 +1,278 @@
+"""What link previews, search engines and lost readers get: social meta, sitemap, 404 page.
+
+* Open Graph and Twitter cards. sphinxext-opengraph writes the tags of every source page; for
+  a post we hand it the post's own description, ``og:type`` ``article`` and its image, from
+  front matter ``og:image`` (a path relative to the post, ``/`` for the site root, or a URL).
+  The image is checked and copied to the output next to the post. sphinxext-opengraph takes a
+  page's ``og:image`` verbatim, so we make it absolute first. Generated pages (archives,
+  series) have no doctree, which sphinxext-opengraph skips: we give them the basic tags.
+* ``sitemap.xml``. sphinx-sitemap lists only the pages written in this build, so after an
+  incremental build (or a skipped unchanged archive page) it would drop the rest. Before it
+  writes, we add every page of the site, leave out drafts and redirect pages, sort the list
+  and date each post by its last update.
+* The 404 page (sphinx-notfound-page) is served at any depth, so all of its links must be
+  absolute paths: its body and our sidebar get the ``notfound_urls_prefix``.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+from html import escape
+from pathlib import Path, PurePosixPath
+from urllib.parse import urljoin, urlparse
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from .catalog import Catalog, Post, get_catalog, relocate_links
+
+logger = logging.getLogger(__name__)
+
+IMAGE_FIELD = "og:image"
+
+
+# -- Per-post images -------------------------------------------------------------------------
+
+
+def site_url(app: Sphinx) -> str:
+    base = app.config.html_baseurl or getattr(app.config, "blog_baseurl", "") or ""
+    return base.rstrip("/") + "/" if base else ""
+
+
+def image_path(post: Post) -> str | None:
+    """The site-relative path of a post's own image; None for none or an external URL."""
+    if not post.image or urlparse(post.image).scheme:
+        return None
+    if post.image.startswith("/"):
+        return str(PurePosixPath(post.image.lstrip("/")))
+    relative = PurePosixPath(post.docname).parent / post.image
+    parts: list[str] = []
+    for part in relative.parts:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
+
+
+def image_url(app: Sphinx, post: Post) -> str:
+    """Absolute URL of the post's image, or of the site's default image (``ogp_image``)."""
+    if post.image and urlparse(post.image).scheme:
+        return post.image
+    path = image_path(post) or getattr(app.config, "ogp_image", None) or ""
+    if not path or urlparse(path).scheme:
+        return path
+    return urljoin(site_url(app), path)
+
+
+def _front_matter_line(app: Sphinx, docname: str, key: str) -> int | None:
+    try:
+        lines = Path(app.env.doc2path(docname)).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    return next((n for n, line in enumerate(lines, 1) if line.startswith(f"{key}:")), None)
+
+
+def check_images(app: Sphinx, catalog: Catalog) -> None:
+    for post in (*catalog.posts, *catalog.drafts):
+        path = image_path(post)
+        if path and not (Path(app.srcdir) / path).is_file():
+            logger.warning(
+                f"{IMAGE_FIELD} {post.image!r} not found (looked for {path}); give a path "
+                "relative to the post, or starting with / from the site's root",
+                location=(post.docname, _front_matter_line(app, post.docname, IMAGE_FIELD)),
+                type="kb",
+                subtype="image",
+            )
+
+
+def copy_images(app: Sphinx, catalog: Catalog) -> None:
+    """Copy each post's image to the same path in the output, when new or changed."""
+    for post in (*catalog.posts, *catalog.drafts):
+        path = image_path(post)
+        source = Path(app.srcdir) / path if path else None
+        if source is None or not source.is_file():
+            continue
+        target = Path(app.outdir) / path
+        if target.is_file() and target.read_bytes() == source.read_bytes():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+
+
+# -- Social meta tags ------------------------------------------------------------------------
+
+
+def _tag(attribute: str, name: str, content: str) -> str:
+    return f'<meta {attribute}="{name}" content="{escape(content, quote=True)}" />\n'
+
+
+def post_overrides(app: Sphinx, post: Post) -> dict[str, str]:
+    """Per-page fields that sphinxext-opengraph applies over what it derives from the page."""
+    fields = {"og:type": "article"}
+    if post.excerpt_text:
+        fields["og:description"] = post.excerpt_text
+    url = image_url(app, post)
+    if url:
+        fields[IMAGE_FIELD] = url
+        # Given an og:image field, sphinxext-opengraph ignores ogp_image_alt.
+        alt = post.title if post.image else getattr(app.config, "ogp_image_alt", None)
+        if alt:
+            fields["og:image:alt"] = alt
+    return fields
+
+
+def post_tags(app: Sphinx, post: Post) -> str:
+    """Article tags and a Twitter card; sphinxext-opengraph writes the og: ones."""
+    tags = [_tag("property", "article:published_time", post.date.date().isoformat())]
+    if post.updated > post.date:
+        tags.append(_tag("property", "article:modified_time", post.updated.date().isoformat()))
+    tags += [_tag("property", "article:author", a.name) for a in post.authors]
+    tags += [_tag("property", "article:tag", t.name) for t in post.tags]
+    if post.excerpt_text:
+        tags.append(_tag("name", "description", post.excerpt_text))
+    tags += twitter_tags(post.title, post.excerpt_text, image_url(app, post))
+    return "".join(tags)
+
+
+def twitter_tags(title: str, description: str, image: str) -> list[str]:
+    tags = [_tag("name", "twitter:card", "summary_large_image" if image else "summary")]
+    tags.append(_tag("name", "twitter:title", title))
+    if description:
+        tags.append(_tag("name", "twitter:description", description))
+    if image:
+        tags.append(_tag("name", "twitter:image", image))
+    return tags
+
+
+def generated_page_tags(app: Sphinx, pagename: str, title: str) -> str:
+    """Open Graph basics for archive and series pages, which sphinxext-opengraph skips."""
+    url = urljoin(site_url(app), app.builder.get_target_uri(pagename))
+    image = getattr(app.config, "ogp_image", None) or ""
+    if image and not urlparse(image).scheme:
+        image = urljoin(site_url(app), image)
+    tags = [
+        _tag("property", "og:title", title),
+        _tag("property", "og:type", "website"),
+        _tag("property", "og:url", url),
+        _tag("property", "og:site_name", app.config.project),
+    ]
+    if image:
+        tags.append(_tag("property", "og:image", image))
+    return "".join(tags + twitter_tags(title, "", image))
+
+
+def _is_excluded_page(app: Sphinx, pagename: str, templatename: str) -> bool:
+    notfound = getattr(app.config, "notfound_pagename", None)
+    return pagename == notfound or templatename in ("ablog/redirect.html", "search.html")
+
+
+# Before sphinxext-opengraph (500), which reads context["meta"] and context["metatags"].
+SOCIAL_PRIORITY = 450
+
+
+def _generated_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    if doctree is not None or app.builder.format != "html":
+        return
+    if not _is_excluded_page(app, pagename, templatename) and context.get("title"):
+        title = str(context.get("kb_title") or context["title"])
+        tags = generated_page_tags(app, pagename, title)
+        context["metatags"] = context.get("metatags", "") + tags
+
+
+def _social_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    if doctree is None or app.builder.format != "html" or not hasattr(app.env, "kb_catalog"):
+        return
+    post = get_catalog(app).by_docname(pagename)
+    if post is None:
+        return
+    # A copy: sphinxext-opengraph pops og:image from the dict it is given, and the original
+    # is the environment's metadata of the page.
+    context["meta"] = {**(context.get("meta") or {}), **post_overrides(app, post)}
+    context["metatags"] = context.get("metatags", "") + post_tags(app, post)
+
+
+def _redirect_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """A renamed post's old page names the new one as canonical, absolutely."""
+    if templatename == "ablog/redirect.html" and site_url(app):
+        context["pageurl"] = urljoin(site_url(app), app.builder.get_target_uri(context["redirect"]))
+
+
+# -- The 404 page ----------------------------------------------------------------------------
+
+
+def _notfound_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Absolute links on the 404 page, which the server shows at whatever URL was missed."""
+    if pagename != getattr(app.config, "notfound_pagename", None):
+        return
+    prefix = app.config.notfound_urls_prefix or "/"
+    if "body" in context:
+        context["body"] = relocate_links(context["body"], prefix)
+    if hasattr(app.env, "kb_sidebar_html"):
+        context["kb_sidebar_html"] = relocate_links(app.env.kb_sidebar_html, prefix)
+
+
+# -- The sitemap -----------------------------------------------------------------------------
+
+
+def sitemap_pages(app: Sphinx) -> tuple[dict[str, str | None], set[str]]:
+    """Every page the sitemap lists, with each post's last update; and the pages it omits."""
+    catalog = get_catalog(app)
+    pages = set(app.env.found_docs)
+    pages |= set(getattr(app, "kb_state_new", {}).get("pages", {}))  # even when skipped
+    pages |= set(getattr(app.env, "kb_listing_pages", {}))
+    leave_out = {post.docname for post in catalog.drafts}
+    for infos in getattr(app.env, "ablog_posts", {}).values():
+        for info in infos:
+            leave_out |= set(info.get("redirect") or ())
+    leave_out.add(getattr(app.config, "notfound_pagename", "404"))
+    updated = {post.docname: post.updated.date().isoformat() for post in catalog.posts}
+    return {name: updated.get(name) for name in pages - leave_out}, leave_out
+
+
+def _complete_sitemap(app: Sphinx, exception) -> None:
+    links = getattr(app, "sitemap_links", None)
+    if exception is not None or links is None or not hasattr(app.env, "kb_catalog"):
+        return
+    from sphinx_sitemap import is_excluded
+
+    written = set()
+    while True:
+        try:
+            written.add(links.get_nowait()[0])
+        except queue.Empty:
+            break
+    pages, leave_out = sitemap_pages(app)
+    link = app.builder.get_target_uri
+    by_link = {link(name): lastmod for name, lastmod in pages.items()}
+    left_out = {link(name) for name in leave_out}
+    # A page another extension wrote this build stays listed, unless we leave it out.
+    for written_link in written - left_out:
+        by_link.setdefault(written_link, None)
+    for page_link in sorted(by_link):
+        if not is_excluded(page_link, app.config.sitemap_excludes):
+            links.put((page_link, by_link[page_link]))
+
+
+def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
+    check_images(app, catalog)
+
+
+def _build_finished(app: Sphinx, exception) -> None:
+    if exception is None and app.builder.format == "html" and hasattr(app.env, "kb_catalog"):
+        copy_images(app, get_catalog(app))
+
+
+def setup_meta(app: Sphinx) -> None:
+    app.connect("kb-catalog-built", _catalog_built)
+    app.connect("html-page-context", _social_page_context, priority=SOCIAL_PRIORITY)
+    app.connect("html-page-context", _redirect_page_context)
+    # After kb.listings (500) has set the title of an archive page.
+    app.connect("html-page-context", _generated_page_context, priority=600)
+    # After kb.sidebars (500) has set the page's sidebar.
+    app.connect("html-page-context", _notfound_page_context, priority=600)
+    app.connect("build-finished", _build_finished)
+    # Before sphinx-sitemap (500) writes the file.
+    app.connect("build-finished", _complete_sitemap, priority=400)
