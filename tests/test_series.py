@@ -276,3 +276,11 @@ def test_each_series_has_feeds_linked_from_its_page(built):
         f"https://series.example.org/feeds/series/gemm-tutorial/{name}"
         for name in ("rss.xml", "atom.xml", "feed.json")
     }
+
+
+def test_sidebar_lists_the_series(built):
+    page = soup(built.outdir / "posts/standalone.html")
+    sections = {s.select_one("h2").get_text(): s for s in page.select(".kb-sidebar section")}
+    links = {a.get_text(): a["href"] for a in sections["Series"].select("li a")}
+    assert links["GEMM tutorial"] == "../blog/series/gemm-tutorial.html"
+    assert sections["Series"].select_one(".kb-sidebar-more")["href"] == "../blog/series.html"

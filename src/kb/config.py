@@ -22,6 +22,7 @@ class KbConfig:
     #: Bounded sidebars: how many recent posts and tags a page shows.
     sidebar_recent: int = 5
     sidebar_tags: int = 12
+    sidebar_series: int = 8
     #: Site name used in feed footers and titles; empty means ``project``.
     site_name: str = ""
     #: Feeds (src/kb/feeds.py): items per feed, which formats, which extra scopes.
@@ -109,7 +110,8 @@ def read_config(sphinx_config) -> KbConfig:
         "categories": categories,
         "site_name": sphinx_config.kb_site_name or sphinx_config.project,
     }
-    for name in ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "feed_length"):
+    positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
+    for name in (*positive, "feed_length"):
         values[name] = _positive(name, getattr(sphinx_config, f"kb_{name}"))
     values.update(_feed_settings(sphinx_config))
     return KbConfig(**values)

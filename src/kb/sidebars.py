@@ -1,4 +1,4 @@
-"""Bounded sidebars: recent posts, categories, top tags, years.
+"""Bounded sidebars: recent posts, categories, series, top tags, years.
 
 Rendered once per build with root-relative links; each page only prefixes the links with
 its depth. Every list has a fixed bound, so a post page does not grow with the site.
@@ -13,6 +13,7 @@ from sphinx.application import Sphinx
 from .catalog import Catalog, get_catalog, relocate_links
 from .config import KbConfig
 from .listings import root_prefix
+from .series import build_series, series_catalog_docname
 
 
 def _links(items) -> str:
@@ -36,9 +37,16 @@ def sidebar_html(catalog: Catalog, config: KbConfig) -> str:
     years = [
         (f"{c.docname}.html", c.name, _count(len(c.posts))) for c in catalog.collections["year"]
     ]
+    series = [(f"{s.docname}.html", s.name, _count(len(s.posts))) for s in build_series(catalog)]
     sections = [
         ("Recent posts", recent, f"{catalog.blog_path}.html", "All posts"),
         ("Categories", categories, f"{catalog.catalog_docname('category')}.html", "All categories"),
+        (
+            "Series",
+            series[: config.sidebar_series],
+            f"{series_catalog_docname(catalog)}.html",
+            "All series",
+        ),
         ("Tags", tag_items, f"{catalog.catalog_docname('tag')}.html", "All tags"),
         ("Years", years, f"{catalog.catalog_docname('year')}.html", "All years"),
     ]
