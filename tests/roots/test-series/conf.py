@@ -15,3 +15,4 @@ skip_injecting_base_ablog_templates = True
 post_date_format = "%Y-%m-%d"
 
 kb_categories = ["Article", "Benchmarks"]
+html_sidebars = {"**": ["sidebar/brand.html", "sidebar/search.html", "kb/sidebar-blog.html"]}
