@@ -188,3 +188,30 @@ def test_markup_is_valid(built, page):
     ids = [tag["id"] for tag in html.select("[id]")]
     assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
     assert len(html.select("h1")) == 1
+
+
+def test_each_excerpt_is_rendered_once_per_change(make_app, tmp_path, monkeypatch):
+    """Listings reuse each post's excerpt HTML: one rendering per post, and after an edit,
+    one for the edited post only (ablog renders it again for every listing it is on)."""
+    from sitebuild import build, copy_root
+
+    from kb import catalog
+
+    rendered = []
+    original = catalog.render_excerpt
+
+    def counting(app, docname, raw):
+        rendered.append(docname)
+        return original(app, docname, raw)
+
+    monkeypatch.setattr(catalog, "render_excerpt", counting)
+    site = copy_root("listings", tmp_path / "site")
+    build(make_app, site)
+    assert sorted(rendered) == sorted(POSTS)
+    rendered.clear()
+    build(make_app, site)
+    assert rendered == []
+    post = site / "posts/post-04.md"
+    post.write_text(post.read_text().replace("First paragraph", "Edited first paragraph"))
+    build(make_app, site)
+    assert rendered == ["posts/post-04"]
