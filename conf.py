@@ -90,6 +90,8 @@ html_baseurl = SITE_URL
 html_static_path = ["_static"]
 html_last_updated_fmt = None
 html_copy_source = False
+# No page makes index entries; an empty genindex.html was re-rendered on every build.
+html_use_index = False
 html_show_sourcelink = False
 # furo's sidebar, with the blog's bounded lists (recent posts, categories, tags, years) after
 # the page navigation.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import catalog, config, freshness, highlighting, listings, postpage, sidebars
+from . import buildspeed, catalog, config, freshness, highlighting, listings, postpage, sidebars
 
 __version__ = "0.1.0"
 
@@ -22,8 +22,10 @@ STATIC_DIR = Path(__file__).parent / "static"
 def _config_inited(app: Sphinx, sphinx_config) -> None:
     # Our templates come after the project's own (_templates), so a fork can still override
     # any of them, and before the theme's, so furo never sees ablog's page.html.
-    sphinx_config.templates_path.append(str(TEMPLATES_DIR))
-    sphinx_config.html_static_path.append(str(STATIC_DIR))
+    # New lists: appending would change Sphinx's shared default lists, and the next build in
+    # the same process would see a changed configuration and rebuild everything.
+    sphinx_config.templates_path = [*sphinx_config.templates_path, str(TEMPLATES_DIR)]
+    sphinx_config.html_static_path = [*sphinx_config.html_static_path, str(STATIC_DIR)]
 
 
 def setup(app: Sphinx) -> dict:
@@ -35,6 +37,7 @@ def setup(app: Sphinx) -> dict:
     postpage.setup_postpage(app)
     freshness.setup_freshness(app)
     highlighting.setup_highlighting(app)
+    buildspeed.setup_buildspeed(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.environment import CONFIG_OK
 
 from .catalog import Catalog, _digest
 
@@ -43,10 +44,18 @@ def _load_state(app: Sphinx) -> dict:
 
 
 def _build_signature(app: Sphinx) -> str:
-    """Changes when our templates or package change: every generated page is then rewritten."""
+    """Changes when our package, any template or the HTML settings change: every generated
+    page is then rewritten, as Sphinx rewrites every document in those cases."""
     templates = Path(__file__).parent
     mtimes = sorted(f"{p.name}:{p.stat().st_mtime_ns}" for p in templates.rglob("*") if p.is_file())
-    return _digest([app.config.html_theme, *mtimes])
+    parts = [app.config.html_theme, *mtimes]
+    build_info = getattr(app.builder, "build_info", None)  # Sphinx's hash of html settings
+    if build_info is not None:
+        parts += [build_info.config_hash, build_info.tags_hash]
+    newest_template = getattr(app.builder.templates, "newest_template_mtime", None)
+    if newest_template is not None:
+        parts.append(repr(newest_template()))
+    return _digest(parts)
 
 
 def _env_updated(app: Sphinx, env) -> list[str]:
@@ -54,7 +63,10 @@ def _env_updated(app: Sphinx, env) -> list[str]:
         return []
     catalog: Catalog = env.kb_catalog
     base = _digest([_build_signature(app), getattr(env, "kb_sidebar_html", "")])
-    app.kb_state_old = _load_state(app)
+    # A changed configuration or extension set makes Sphinx start a fresh environment; our
+    # record of what the last build wrote no longer vouches for anything.
+    fresh_env = env.config_status != CONFIG_OK
+    app.kb_state_old = {"docs": {}, "pages": {}} if fresh_env else _load_state(app)
     docs = {}
     for docname in env.found_docs:
         extra = [signer(app, docname) for signer in app.kb_signers]
