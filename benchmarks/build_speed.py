@@ -393,7 +393,8 @@ def scaling(args, root: Path, log) -> tuple[str, dict]:
         value = per_post[large] / per_post[small]
         mark = "met" if value <= TARGETS["scaling_ratio"] else "MISSED"
         lines.append(
-            f"- ms per post at {large} / at {small}: {value:.2f}× (target ≤ {TARGETS['scaling_ratio']}×) — {mark}"
+            f"- ms per post at {large} / at {small}: {value:.2f}×"
+            f" (target ≤ {TARGETS['scaling_ratio']}×) — {mark}"
         )
     if 2000 in data:
         peak = max(r["peak_mb"] for r in data[2000]["runs"]["clean"])

@@ -33,17 +33,23 @@ FRAGMENTS = {
 FEED_SUFFIXES = (".xml", ".atom", ".rss")
 
 
-def build(srcdir: Path, builddir: Path) -> Path:
-    """Build with a fresh application (as a new ``sphinx-build`` would); return the output."""
+def build(srcdir: Path, builddir: Path, log: list[str] | None = None) -> Path:
+    """Build with a fresh application (as a new ``sphinx-build`` would); return the output.
+
+    ``log`` receives the documents Sphinx rendered."""
     Blog._dict.clear()  # ablog's class-level state would leak from the previous build
     app = SphinxTestApp(
         "html", srcdir=srcdir, builddir=builddir, status=StringIO(), warning=StringIO()
     )
+    written = []
+    app.connect("html-page-context", lambda app, pagename, *args: written.append(pagename))
     try:
         app.build()
     finally:
         app.cleanup()
     assert app.warning.getvalue() == ""
+    if log is not None:
+        log[:] = written
     return Path(app.outdir)
 
 
@@ -136,9 +142,12 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     )
 
     # 2. Retitle the newest post: the home page and every page's recent-posts sidebar change.
+    # Pages that show nothing else of it only get their sidebar replaced, not re-rendered.
     retitle(site / "posts" / "post-27.md", "Post 27, retitled")
-    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-2"))
+    rendered: list[str] = []
+    assert_matches_clean(build(site, builddir, rendered), clean_build(site, tmp_path / "clean-2"))
     assert "Post 27, retitled" in soup(untouched).select_one(".kb-sidebar").get_text()
+    assert "posts/post-14" not in rendered and "posts/post-27" in rendered
 
     # 3. Add a post with a new tag: a new archive, shifted pages, new counts everywhere.
     write_post(site, "posts/post-28.md", "Post 28", "2025-11-20", tags=["fp8"], author="alan")
