@@ -128,6 +128,8 @@ class Site:
     src: Path
     out: Path
     posts: list[Path]
+    authors: list[str]
+    categories: list[str]
     added: int = 0
     edits: int = 0
 
@@ -144,7 +146,7 @@ def make_site(name: str, root: Path, n: int, authors, categories, seed: int) -> 
     src = root / name / "src"
     (copy_our_site if name == "ours" else copy_stock_site)(src)
     posts = corpus.write_corpus(src, n, authors, categories, seed)
-    return Site(name, src, root / name / "out", posts)
+    return Site(name, src, root / name / "out", posts, authors, categories)
 
 
 # -- Building ---------------------------------------------------------------------------------
@@ -208,10 +210,7 @@ def prepare(site: Site, mode: str) -> None:
         corpus.edit_post(site.posts[len(site.posts) // 2], site.edits)
     elif mode == "add":
         site.added += 1
-        site.posts.append(corpus.add_post(site.src, site.added, *AUTHORS_CATEGORIES))
-
-
-AUTHORS_CATEGORIES: tuple[list[str], list[str]] = ([], [])
+        site.posts.append(corpus.add_post(site.src, site.added, site.authors, site.categories))
 
 
 def tree_mb(path: Path) -> float:
@@ -351,7 +350,7 @@ def compare(args, root: Path, log) -> tuple[str, dict]:
     results = []
     for name in sites:
         log(f"[{name}] writing {args.posts} posts …")
-        site = make_site(name, root, args.posts, *AUTHORS_CATEGORIES, args.seed)
+        site = make_site(name, root, args.posts, *args.site_settings, args.seed)
         results.append(measure_site(site, repeats, log))
     by_name = {r.name: r for r in results}
     report = [table(results), ""]
@@ -370,7 +369,7 @@ def scaling(args, root: Path, log) -> tuple[str, dict]:
     data = {}
     for n in args.scaling_posts:
         log(f"[ours] writing {n} posts …")
-        site = make_site("ours", root / f"n{n}", n, *AUTHORS_CATEGORIES, args.seed)
+        site = make_site("ours", root / f"n{n}", n, *args.site_settings, args.seed)
         result = SiteResult("ours", n)
         for number in range(1, args.clean_repeats + 1):
             prepare(site, "clean")
@@ -404,11 +403,13 @@ def scaling(args, root: Path, log) -> tuple[str, dict]:
 
 
 def profile(args, root: Path, log) -> tuple[str, dict]:
-    site = make_site("ours", root, args.posts, *AUTHORS_CATEGORIES, args.seed)
+    site = make_site("ours", root, args.posts, *args.site_settings, args.seed)
+    log(f"[ours] clean build of {args.posts} posts before profiling …")
+    run_build(site)
     out = Path(args.profile_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     lines = []
-    for mode in ("clean", "no-change", "edit"):
+    for mode in args.profile_modes:
         prepare(site, mode)
         path = out / f"{mode}-{args.posts}.prof"
         log(f"[ours] profiling {mode} → {path}")
@@ -447,6 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile", action="store_true", help="cProfile our no-change and edit builds"
     )
+    parser.add_argument(
+        "--profile-modes", nargs="+", choices=MODES, default=["no-change", "edit", "add"]
+    )
     parser.add_argument("--profile-dir", default="_build/profiles", help="where .prof files go")
     parser.add_argument("--top", type=int, default=30, help="functions shown per profile")
     parser.add_argument("--seed", type=int, default=0)
@@ -461,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(f"[{time.perf_counter() - started:6.0f} s] {message}", flush=True)
 
-    AUTHORS_CATEGORIES[0][:], AUTHORS_CATEGORIES[1][:] = site_settings()
+    args.site_settings = site_settings()
     root = Path(tempfile.mkdtemp(prefix="kb-bench-"))
     log(f"sites under {root}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     try:
