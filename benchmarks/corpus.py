@@ -189,7 +189,7 @@ def make_post(
     title = f"{rng.choice(TITLE_TOPICS)} {rng.choice(TITLE_PLACES)}, part of study {index}"
     slug = f"{title.split(',')[0].lower().replace(' ', '-')}-{index:04d}"
     tags = sorted(rng.sample(TAGS, rng.randint(2, 4)))
-    post_authors = rng.sample(authors, 2 if rng.random() < 0.3 else 1)
+    post_authors = rng.sample(authors, min(len(authors), 2 if rng.random() < 0.3 else 1))
     category = categories[index % len(categories)]
     front = [
         "---",

@@ -17,7 +17,6 @@ from pathlib import Path
 import feedparser
 import pytest
 from ablog.blog import Blog
-from conftest import ROOTS
 from helpers import soup, write_post
 from sphinx.testing.util import SphinxTestApp
 
@@ -121,9 +120,9 @@ def retitle(path: Path, title: str) -> None:
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Path:
+def site(tmp_path: Path, rootdir: Path) -> Path:
     srcdir = tmp_path / "site"
-    shutil.copytree(ROOTS / "test-listings", srcdir)
+    shutil.copytree(rootdir / "test-listings", srcdir)
     return srcdir
 
 
