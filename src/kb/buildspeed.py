@@ -2,13 +2,13 @@
 
 Measured with ``benchmarks/build_speed.py --profile`` at 1000 posts (see benchmarks/RESULTS.md):
 
-* ablog keeps, for every post, a deep copy of its whole section in ``env.ablog_posts``
+* ablog keeps, for every post, a deep copy of its whole document in ``env.ablog_posts``
   (``"doctree"``) plus copies of its excerpt paragraphs; Sphinx's ``deepcopy`` points each
   copied node back at the original document, so pickling the environment drags every post's
   doctree along twice, with its settings. The environment reached 68 MB and a no-change
   rebuild spent most of its time unpickling it. ablog reads ``"doctree"`` only for full-text
   feeds (``blog_feed_fulltext``), which our feeds do not use: unless that option is on, we
-  keep an empty shell of it; the excerpt copies stay, cut loose from the document.
+  replace it with an empty section; the excerpt copies stay, cut loose from the document.
 * Sphinx's search indexer stems every word of every page through the pure-Python Snowball
   stemmer, once per occurrence; a page repeats most of its words, and the site repeats its
   vocabulary. A search language that remembers its stems does the same work once per word.
