@@ -112,6 +112,8 @@ html_static_path = ["_static"]
 html_css_files = ["site.css"]
 html_last_updated_fmt = None
 html_copy_source = False
+# No page makes index entries; an empty genindex.html was re-rendered on every build.
+html_use_index = False
 html_show_sourcelink = False
 # Math becomes MathML at build time (src/kb/math.py): no MathJax, no request to a CDN.
 html_math_renderer = "mathml"

@@ -13,6 +13,7 @@ from sphinx.application import Sphinx
 
 from . import (
     benchmark,
+    buildspeed,
     catalog,
     citation,
     config,
@@ -64,6 +65,7 @@ def setup(app: Sphinx) -> dict:
     math.setup_math(app)
     benchmark.setup_benchmark(app)
     uniqueids.setup_uniqueids(app)
+    buildspeed.setup_buildspeed(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,

@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.environment import CONFIG_OK
 
-from .catalog import Catalog, _digest
+from .catalog import _digest
 
 STATE_FILE = "kb-state.json"
 
@@ -43,27 +44,53 @@ def _load_state(app: Sphinx) -> dict:
 
 
 def _build_signature(app: Sphinx) -> str:
-    """Changes when our templates or package change: every generated page is then rewritten."""
+    """Changes when our package, any template or the HTML settings change: every generated
+    page is then rewritten, as Sphinx rewrites every document in those cases."""
     templates = Path(__file__).parent
     mtimes = sorted(f"{p.name}:{p.stat().st_mtime_ns}" for p in templates.rglob("*") if p.is_file())
-    return _digest([app.config.html_theme, *mtimes])
+    parts = [app.config.html_theme, *mtimes]
+    build_info = getattr(app.builder, "build_info", None)  # Sphinx's hash of html settings
+    if build_info is not None:
+        parts += [build_info.config_hash, build_info.tags_hash]
+    newest_template = getattr(app.builder.templates, "newest_template_mtime", None)
+    if newest_template is not None:
+        parts.append(repr(newest_template()))
+    return _digest(parts)
 
 
 def _env_updated(app: Sphinx, env) -> list[str]:
     if app.builder.format != "html":
         return []
-    catalog: Catalog = env.kb_catalog
-    base = _digest([_build_signature(app), getattr(env, "kb_sidebar_html", "")])
-    app.kb_state_old = _load_state(app)
+    # The blog sidebar is on every page but is not part of a page's signature: when only the
+    # sidebar changed (a recent post retitled, a post added), pages that are otherwise current
+    # get it replaced in place, which costs a file read and write instead of a page render.
+    sidebar = getattr(env, "kb_sidebar_html", "")
+    base = _digest([_build_signature(app), "with sidebar" if sidebar else "no sidebar"])
+    # A changed configuration or extension set makes Sphinx start a fresh environment; our
+    # record of what the last build wrote no longer vouches for anything.
+    fresh_env = env.config_status != CONFIG_OK
+    app.kb_state_old = {"docs": {}, "pages": {}} if fresh_env else _load_state(app)
     docs = {}
     for docname in env.found_docs:
         extra = [signer(app, docname) for signer in app.kb_signers]
         docs[docname] = _digest([base, *extra])
-    app.kb_state_new = {"docs": docs, "pages": {}}
+    sidebar_signature = _digest([sidebar])
+    old_sidebar = app.kb_state_old.get("sidebar")
+    app.kb_sidebar_changed = old_sidebar is not None and old_sidebar != sidebar_signature
+    app.kb_state_new = {"docs": docs, "pages": {}, "sidebar": sidebar_signature}
     app.kb_base_signature = base
     old_docs = app.kb_state_old.get("docs", {})
-    del catalog  # the signers read it from env
-    return sorted(d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig)
+    changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
+    if app.kb_sidebar_changed:
+        from .sidebars import refresh_sidebar  # sidebars imports this module
+
+        for docname in sorted(docs.keys() & old_docs.keys() - changed):
+            refresh_sidebar(app, docname, _output_path(app, docname))
+    return sorted(changed)
+
+
+def _output_path(app: Sphinx, docname: str) -> Path:
+    return Path(app.outdir) / app.builder.get_target_uri(docname)
 
 
 def page_signature(app: Sphinx, *parts: str) -> str:
@@ -71,7 +98,10 @@ def page_signature(app: Sphinx, *parts: str) -> str:
 
 
 def should_write(app: Sphinx, docname: str, signature: str | None = None, path: Path | None = None):
-    """Record a generated page's signature; True when it must be (re)written."""
+    """Record a generated page's signature; True when it must be (re)written.
+
+    False means the file on disk is current; if only the blog sidebar changed, it has just been
+    replaced in that file."""
     if signature is None:
         page = app.env.kb_listing_pages[docname]
         signature = page_signature(
@@ -83,8 +113,14 @@ def should_write(app: Sphinx, docname: str, signature: str | None = None, path: 
         )
     app.kb_state_new["pages"][docname] = signature
     if path is None:
-        path = Path(app.outdir) / app.builder.get_target_uri(docname)
-    return not (path.exists() and app.kb_state_old.get("pages", {}).get(docname) == signature)
+        path = _output_path(app, docname)
+    if not path.exists() or app.kb_state_old.get("pages", {}).get(docname) != signature:
+        return True
+    if app.kb_sidebar_changed:
+        from .sidebars import refresh_sidebar  # sidebars imports this module
+
+        refresh_sidebar(app, docname, path)
+    return False
 
 
 def _build_finished(app: Sphinx, exception) -> None:

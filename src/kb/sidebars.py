@@ -7,6 +7,7 @@ its depth. Every list has a fixed bound, so a post page does not grow with the s
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from sphinx.application import Sphinx
 
@@ -62,6 +63,31 @@ def sidebar_html(catalog: Catalog, config: KbConfig) -> str:
             f'<a class="kb-sidebar-more" href="{more_href}">{more_text}</a></section>'
         )
     return f'<nav class="kb-sidebar" aria-label="Blog">{"".join(html)}</nav>' if html else ""
+
+
+SIDEBAR_START = '<nav class="kb-sidebar"'
+SIDEBAR_END = "</nav>"  # the sidebar holds no other nav
+
+
+def replace_sidebar(page_html: str, sidebar_html: str) -> str | None:
+    """``page_html`` with its blog sidebar replaced; None when it has none."""
+    start = page_html.find(SIDEBAR_START)
+    end = page_html.find(SIDEBAR_END, start)
+    if start < 0 or end < 0:
+        return None
+    return page_html[:start] + sidebar_html + page_html[end + len(SIDEBAR_END) :]
+
+
+def refresh_sidebar(app: Sphinx, pagename: str, path: Path) -> None:
+    """Put this build's sidebar into a page an earlier build wrote (see kb.freshness)."""
+    try:
+        html = path.read_text(encoding="utf-8")
+    except OSError:
+        return
+    sidebar = relocate_links(app.env.kb_sidebar_html, root_prefix(app, pagename))
+    updated = replace_sidebar(html, sidebar)
+    if updated is not None and updated != html:
+        path.write_text(updated, encoding="utf-8")
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:

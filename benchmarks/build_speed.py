@@ -1,0 +1,504 @@
+"""Build-speed benchmark: our site against stock ablog + furo on the same synthetic corpus.
+
+Generates N realistic posts (see ``corpus.py``) into a temporary copy of the site and into a
+stock ablog + furo site (``stock/``), then times, each as its own ``python -m sphinx``
+process: clean builds, no-change rebuilds, a one-sentence edit of one post, and one post
+added. Reports medians with min–max, peak memory of the build process, output size, the
+HTML size of one post page, and our/stock ratios, and checks the targets of the issue.
+
+    python benchmarks/build_speed.py                 # N=1000, both sites (about 15 min on 2 cores)
+    python benchmarks/build_speed.py --quick         # N=200, for trying things
+    python benchmarks/build_speed.py --scaling       # our clean build at 200 and 2000: ms per post
+    python benchmarks/build_speed.py --profile       # cProfile our no-change rebuild and edit
+
+Our site is built with the ``kb`` package from this checkout (``src/`` first on PYTHONPATH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import pstats
+import runpy
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import corpus  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+STOCK = Path(__file__).resolve().parent / "stock"
+#: What a copy of the site leaves out: tooling, the real posts (the corpus replaces them).
+NOT_SITE = {
+    ".git",
+    ".venv",
+    "_build",
+    "src",
+    "tests",
+    "benchmarks",
+    "posts",
+    "node_modules",
+    ".ci",
+    ".github",
+}
+MODES = ("clean", "no-change", "edit", "add")
+
+#: The issue's targets at 1000 posts on the 2-core reference machine.
+TARGETS = {
+    "clean_ratio": 0.6,  # our clean build / stock clean build
+    "no-change": 2.0,  # seconds
+    "edit": 3.0,  # seconds
+    "page_kb": 40.0,  # one post page's HTML, any N
+    "scaling_ratio": 1.3,  # ms/post at 2000 over ms/post at 200
+    "memory_mb_2000": 1024.0,  # peak memory of a clean build at 2000 posts
+}
+
+
+@dataclass
+class Run:
+    seconds: float  # wall clock
+    cpu: float  # user + system time of the build process: steadier on a busy machine
+    peak_mb: float
+    warnings: int
+
+
+@dataclass
+class SiteResult:
+    name: str
+    posts: int
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+    output_mb: float = 0.0
+    doctrees_mb: float = 0.0
+    post_page_kb: float = 0.0
+    pagefind_mb: float | None = None
+
+    def seconds(self, mode: str) -> list[float]:
+        return [r.seconds for r in self.runs.get(mode, [])]
+
+    def cpu(self, mode: str) -> list[float]:
+        return [r.cpu for r in self.runs.get(mode, [])]
+
+    def median(self, mode: str) -> float | None:
+        values = self.seconds(mode)
+        return statistics.median(values) if values else None
+
+    def median_cpu(self, mode: str) -> float | None:
+        values = self.cpu(mode)
+        return statistics.median(values) if values else None
+
+    def peak_mb(self) -> float:
+        return max((r.peak_mb for runs in self.runs.values() for r in runs), default=0.0)
+
+
+# -- Sites ------------------------------------------------------------------------------------
+
+
+def site_settings() -> tuple[list[str], list[str]]:
+    """Author keys and categories of the real site, so the corpus uses valid ones."""
+    namespace = runpy.run_path(str(REPO / "conf.py"))
+    authors = list(namespace.get("blog_authors") or {"ada": ("Ada", None)})
+    categories = list(namespace.get("kb_categories") or ["Article", "Benchmarks"])
+    return authors, categories
+
+
+def copy_our_site(dest: Path) -> None:
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        if Path(folder).resolve() != REPO:
+            return {n for n in names if n in ("__pycache__", ".pytest_cache")}
+        return {n for n in names if n in NOT_SITE or n.startswith(".") or n.endswith(".egg-info")}
+
+    shutil.copytree(REPO, dest, ignore=ignore)
+
+
+def copy_stock_site(dest: Path) -> None:
+    shutil.copytree(STOCK, dest, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+@dataclass
+class Site:
+    name: str
+    src: Path
+    out: Path
+    posts: list[Path]
+    authors: list[str]
+    categories: list[str]
+    added: int = 0
+    edits: int = 0
+
+    @property
+    def html(self) -> Path:
+        return self.out / "html"
+
+    @property
+    def doctrees(self) -> Path:
+        return self.out / "doctrees"
+
+
+def make_site(name: str, root: Path, n: int, authors, categories, seed: int) -> Site:
+    src = root / name / "src"
+    (copy_our_site if name == "ours" else copy_stock_site)(src)
+    posts = corpus.write_corpus(src, n, authors, categories, seed)
+    return Site(name, src, root / name / "out", posts, authors, categories)
+
+
+# -- Building ---------------------------------------------------------------------------------
+
+
+def build_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    env["TZ"] = "UTC"
+    env.setdefault("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01: reproducible stamps
+    return env
+
+
+def sphinx_command(site: Site, profile: Path | None = None) -> list[str]:
+    command = [sys.executable]
+    if profile is not None:
+        command += ["-m", "cProfile", "-o", str(profile)]
+    return command + [
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        "-q",
+        str(site.src),
+        str(site.html),
+        "-d",
+        str(site.doctrees),
+    ]
+
+
+def run_build(site: Site, profile: Path | None = None) -> Run:
+    """One build as a child process: wall time, its peak resident memory, warning count."""
+    log = site.out.parent / "build.log"
+    site.out.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as stderr:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            sphinx_command(site, profile), stdout=subprocess.DEVNULL, stderr=stderr, env=build_env()
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+    text = log.read_text(errors="replace")
+    if process.returncode != 0:
+        raise SystemExit(
+            f"{site.name}: sphinx-build failed ({process.returncode}):\n{text[-3000:]}"
+        )
+    warnings = sum(1 for line in text.splitlines() if "WARNING" in line or "ERROR" in line)
+    # ru_maxrss is in KiB on Linux, bytes on macOS.
+    scale = 1 if platform.system() == "Darwin" else 1024
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(seconds, cpu, usage.ru_maxrss * scale / 2**20, warnings)
+
+
+def prepare(site: Site, mode: str) -> None:
+    """Make the change that ``mode`` times."""
+    if mode == "clean":
+        shutil.rmtree(site.out, ignore_errors=True)
+    elif mode == "edit":
+        site.edits += 1
+        corpus.edit_post(site.posts[len(site.posts) // 2], site.edits)
+    elif mode == "add":
+        site.added += 1
+        site.posts.append(corpus.add_post(site.src, site.added, site.authors, site.categories))
+
+
+def tree_mb(path: Path) -> float:
+    if not path.exists():
+        return 0.0
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20
+
+
+def post_page(site: Site) -> Path:
+    relpath = site.posts[len(site.posts) // 2].relative_to(site.src).with_suffix(".html")
+    return site.html / relpath
+
+
+def measure_site(site: Site, repeats: dict[str, int], log) -> SiteResult:
+    result = SiteResult(site.name, len(site.posts))
+    for mode in MODES:
+        for number in range(1, repeats[mode] + 1):
+            prepare(site, mode)
+            log(f"[{site.name}] {mode} {number}/{repeats[mode]} …")
+            run = run_build(site)
+            result.runs.setdefault(mode, []).append(run)
+            log(
+                f"[{site.name}] {mode} {number}/{repeats[mode]}: {run.seconds:.2f} s"
+                f" ({run.cpu:.2f} s CPU),"
+                f" {run.peak_mb:.0f} MB peak, {run.warnings} warnings"
+            )
+        if mode == "clean":
+            result.output_mb = tree_mb(site.html)
+            result.doctrees_mb = tree_mb(site.doctrees)
+            result.post_page_kb = post_page(site).stat().st_size / 1024
+            pagefind = site.html / "pagefind"
+            result.pagefind_mb = tree_mb(pagefind) if pagefind.is_dir() else None
+    return result
+
+
+# -- Reporting --------------------------------------------------------------------------------
+
+
+def spread(values: list[float]) -> str:
+    if not values:
+        return "–"
+    median = statistics.median(values)
+    if len(values) == 1:
+        return f"{median:.2f} s"
+    return f"{median:.2f} s ({min(values):.2f}–{max(values):.2f})"
+
+
+def ratio(ours: float | None, stock: float | None) -> str:
+    return f"{ours / stock:.2f}×" if ours and stock else "–"
+
+
+def table(results: list[SiteResult]) -> str:
+    by_name = {r.name: r for r in results}
+    ours, stock = by_name.get("ours"), by_name.get("stock")
+    head = ["measure"] + [f"{r.name} (N={r.posts})" for r in results]
+    if ours and stock:
+        head.append("ours/stock")
+    rows = [head, ["---"] * len(head)]
+    labels = {
+        "clean": "clean build",
+        "no-change": "no-change rebuild",
+        "edit": "one-post edit",
+        "add": "one post added",
+    }
+    for mode in MODES:
+        row = [labels[mode]] + [spread(r.seconds(mode)) for r in results]
+        if ours and stock:
+            row.append(ratio(ours.median(mode), stock.median(mode)))
+        rows.append(row)
+        row = [f"{labels[mode]}, CPU time"] + [spread(r.cpu(mode)) for r in results]
+        if ours and stock:
+            row.append(ratio(ours.median_cpu(mode), stock.median_cpu(mode)))
+        rows.append(row)
+    extra = [
+        ("peak memory", lambda r: f"{r.peak_mb():.0f} MB", lambda a, b: a.peak_mb() / b.peak_mb()),
+        ("output size", lambda r: f"{r.output_mb:.1f} MB", lambda a, b: a.output_mb / b.output_mb),
+        (
+            "doctrees + env",
+            lambda r: f"{r.doctrees_mb:.1f} MB",
+            lambda a, b: a.doctrees_mb / b.doctrees_mb,
+        ),
+        (
+            "one post page",
+            lambda r: f"{r.post_page_kb:.1f} KB",
+            lambda a, b: a.post_page_kb / b.post_page_kb,
+        ),
+    ]
+    for label, show, compare in extra:
+        row = [label] + [show(r) for r in results]
+        if ours and stock:
+            row.append(f"{compare(ours, stock):.2f}×")
+        rows.append(row)
+    if any(r.pagefind_mb is not None for r in results):
+        row = ["pagefind index (in build time)"]
+        row += [f"{r.pagefind_mb:.1f} MB" if r.pagefind_mb is not None else "none" for r in results]
+        rows.append(row + ([""] if ours and stock else []))
+    warnings = ["warnings per build"] + [
+        str(max((run.warnings for runs in r.runs.values() for run in runs), default=0))
+        for r in results
+    ]
+    rows.append(warnings + ([""] if ours and stock else []))
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def check_targets(ours: SiteResult, stock: SiteResult | None) -> list[str]:
+    lines = []
+
+    def verdict(name: str, value: float | None, limit: float, unit: str = "") -> None:
+        if value is None:
+            return
+        mark = "met" if value <= limit else "MISSED"
+        lines.append(f"- {name}: {value:.2f}{unit} (target ≤ {limit}{unit}) — {mark}")
+
+    for clock, median in (("wall", SiteResult.median), ("CPU", SiteResult.median_cpu)):
+        if stock:
+            ratio_ = _div(median(ours, "clean"), median(stock, "clean"))
+            verdict(f"clean build / stock ({clock})", ratio_, TARGETS["clean_ratio"], "×")
+        verdict(
+            f"no-change rebuild ({clock})", median(ours, "no-change"), TARGETS["no-change"], " s"
+        )
+        verdict(f"one-post edit ({clock})", median(ours, "edit"), TARGETS["edit"], " s")
+    verdict("post page HTML", ours.post_page_kb, TARGETS["page_kb"], " KB")
+    return lines
+
+
+def _div(a: float | None, b: float | None) -> float | None:
+    return a / b if a and b else None
+
+
+# -- Modes ------------------------------------------------------------------------------------
+
+
+def compare(args, root: Path, log) -> tuple[str, dict]:
+    sites = ["ours", "stock"] if args.sites == "both" else [args.sites]
+    repeats = {"clean": args.clean_repeats, "no-change": args.repeats, "edit": args.repeats}
+    repeats["add"] = args.repeats
+    results = []
+    for name in sites:
+        log(f"[{name}] writing {args.posts} posts …")
+        site = make_site(name, root, args.posts, *args.site_settings, args.seed)
+        results.append(measure_site(site, repeats, log))
+    by_name = {r.name: r for r in results}
+    report = [table(results), ""]
+    if "ours" in by_name:
+        report += ["Targets (at 1000 posts on the 2-core reference machine):"]
+        report += check_targets(by_name["ours"], by_name.get("stock"))
+    return "\n".join(report), {r.name: asdict(r) for r in results}
+
+
+def scaling(args, root: Path, log) -> tuple[str, dict]:
+    rows = [
+        "| posts | clean build | CPU time | ms per post | CPU ms per post | peak memory"
+        " | one post page |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    per_post, per_post_cpu = {}, {}
+    data = {}
+    for n in args.scaling_posts:
+        log(f"[ours] writing {n} posts …")
+        site = make_site("ours", root / f"n{n}", n, *args.site_settings, args.seed)
+        result = SiteResult("ours", n)
+        for number in range(1, args.clean_repeats + 1):
+            prepare(site, "clean")
+            log(f"[ours, N={n}] clean {number}/{args.clean_repeats} …")
+            run = run_build(site)
+            result.runs.setdefault("clean", []).append(run)
+            log(
+                f"[ours, N={n}] clean: {run.seconds:.2f} s ({run.cpu:.2f} s CPU),"
+                f" {run.peak_mb:.0f} MB peak"
+            )
+        result.post_page_kb = post_page(site).stat().st_size / 1024
+        per_post[n] = 1000 * result.median("clean") / n
+        per_post_cpu[n] = 1000 * result.median_cpu("clean") / n
+        rows.append(
+            f"| {n} | {spread(result.seconds('clean'))} | {spread(result.cpu('clean'))} |"
+            f" {per_post[n]:.1f} | {per_post_cpu[n]:.1f} |"
+            f" {result.peak_mb():.0f} MB | {result.post_page_kb:.1f} KB |"
+        )
+        data[n] = asdict(result)
+        shutil.rmtree(root / f"n{n}", ignore_errors=True)
+    lines = ["\n".join(rows), ""]
+    small, large = min(per_post), max(per_post)
+    for clock, values in (("wall", per_post), ("CPU", per_post_cpu)):
+        if small == large:
+            break
+        value = values[large] / values[small]
+        mark = "met" if value <= TARGETS["scaling_ratio"] else "MISSED"
+        lines.append(
+            f"- ms per post at {large} / at {small} ({clock}): {value:.2f}×"
+            f" (target ≤ {TARGETS['scaling_ratio']}×) — {mark}"
+        )
+    if 2000 in data:
+        peak = max(r["peak_mb"] for r in data[2000]["runs"]["clean"])
+        mark = "met" if peak <= TARGETS["memory_mb_2000"] else "MISSED"
+        lines.append(f"- peak memory at 2000 posts: {peak:.0f} MB (target ≤ 1024 MB) — {mark}")
+    return "\n".join(lines), data
+
+
+def profile(args, root: Path, log) -> tuple[str, dict]:
+    site = make_site("ours", root, args.posts, *args.site_settings, args.seed)
+    log(f"[ours] clean build of {args.posts} posts before profiling …")
+    run_build(site)
+    out = Path(args.profile_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for mode in args.profile_modes:
+        prepare(site, mode)
+        path = out / f"{mode}-{args.posts}.prof"
+        log(f"[ours] profiling {mode} → {path}")
+        run = run_build(site, profile=path)
+        lines.append(f"## {mode} at {args.posts} posts: {run.seconds:.2f} s under cProfile\n")
+        lines.append("```")
+        lines.append(_top(path, "cumulative", args.top))
+        lines.append(_top(path, "tottime", args.top))
+        lines.append("```")
+    return "\n".join(lines), {}
+
+
+def _top(path: Path, key: str, count: int) -> str:
+    import io
+
+    stream = io.StringIO()
+    stats = pstats.Stats(str(path), stream=stream)
+    stats.strip_dirs().sort_stats(key).print_stats(count)
+    text = stream.getvalue()
+    return text[text.find("   ncalls") :].rstrip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--posts", "-n", type=int, default=1000, help="posts in the corpus (1000)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each incremental mode (3)")
+    parser.add_argument("--clean-repeats", type=int, default=2, help="clean builds per site (2)")
+    parser.add_argument("--quick", action="store_true", help="N=200, 2 repeats, 1 clean build")
+    parser.add_argument("--sites", choices=("both", "ours", "stock"), default="both")
+    parser.add_argument(
+        "--scaling", action="store_true", help="our clean build at 200 and 2000 posts"
+    )
+    parser.add_argument("--scaling-posts", type=int, nargs="+", default=[200, 2000])
+    parser.add_argument(
+        "--profile", action="store_true", help="cProfile our no-change and edit builds"
+    )
+    parser.add_argument(
+        "--profile-modes", nargs="+", choices=MODES, default=["no-change", "edit", "add"]
+    )
+    parser.add_argument("--profile-dir", default="_build/profiles", help="where .prof files go")
+    parser.add_argument("--top", type=int, default=30, help="functions shown per profile")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary sites")
+    parser.add_argument("--json", help="also write the raw figures to this file")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.posts, args.repeats, args.clean_repeats = 200, 2, 1
+
+    started = time.perf_counter()
+
+    def log(message: str) -> None:
+        print(f"[{time.perf_counter() - started:6.0f} s] {message}", flush=True)
+
+    args.site_settings = site_settings()
+    root = Path(tempfile.mkdtemp(prefix="kb-bench-"))
+    log(f"sites under {root}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+    try:
+        mode = scaling if args.scaling else profile if args.profile else compare
+        report, data = mode(args, root, log)
+    finally:
+        if args.keep:
+            log(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    command = "python benchmarks/build_speed.py " + " ".join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    print(
+        f"\n`{command.strip()}` — {os.cpu_count()} CPUs, Python {platform.python_version()},"
+        f" {time.perf_counter() - started:.0f} s in all\n"
+    )
+    print(report)
+    print(
+        f"\nLoad average at the end: {os.getloadavg()[0]:.2f} (wall times grow with it; CPU times"
+        " much less)"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

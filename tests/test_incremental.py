@@ -1,0 +1,156 @@
+"""Incremental builds give what clean builds give.
+
+A site is built, changed the way authors change it (retitle an old post, retitle the newest,
+add a post with a new tag), and rebuilt incrementally with a fresh Sphinx application in the
+same folders, as ``sphinx-build`` or ``sphinx-autobuild`` would. After each step the same
+sources are built clean into another folder, and every page's content, sidebars and title,
+and every feed, must match.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import feedparser
+import pytest
+from ablog.blog import Blog
+from helpers import soup, write_post
+from sphinx.testing.util import SphinxTestApp
+
+#: What a reader sees of a page: its title, the article, the blog sidebar, furo's navigation
+#: and the previous/next links. The rest is theme chrome that no post can change.
+FRAGMENTS = {
+    "title": "title",
+    "article": "article[role=main]",
+    "blog sidebar": ".kb-sidebar",
+    "navigation": ".sidebar-tree",
+    "related pages": ".related-pages",
+}
+FEED_SUFFIXES = (".xml", ".atom", ".rss")
+
+
+def build(srcdir: Path, builddir: Path, log: list[str] | None = None) -> Path:
+    """Build with a fresh application (as a new ``sphinx-build`` would); return the output.
+
+    ``log`` receives the documents Sphinx rendered."""
+    Blog._dict.clear()  # ablog's class-level state would leak from the previous build
+    app = SphinxTestApp(
+        "html", srcdir=srcdir, builddir=builddir, status=StringIO(), warning=StringIO()
+    )
+    written = []
+    app.connect("html-page-context", lambda app, pagename, *args: written.append(pagename))
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert app.warning.getvalue() == ""
+    if log is not None:
+        log[:] = written
+    return Path(app.outdir)
+
+
+def clean_build(srcdir: Path, scratch: Path) -> Path:
+    """The same sources built from nothing, in a folder of their own."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(srcdir, scratch / "src", ignore=shutil.ignore_patterns("_build"))
+    return build(scratch / "src", scratch / "build")
+
+
+def html_pages(outdir: Path) -> set[str]:
+    return {
+        p.relative_to(outdir).as_posix()
+        for p in outdir.rglob("*.html")
+        if not p.relative_to(outdir).parts[0].startswith("_")
+    }
+
+
+def fragments(path: Path) -> dict[str, str | None]:
+    page = soup(path)
+    return {name: _text(page.select_one(selector)) for name, selector in FRAGMENTS.items()}
+
+
+def _text(node) -> str | None:
+    return None if node is None else str(node)
+
+
+def feed_files(outdir: Path) -> set[str]:
+    found = set()
+    for path in outdir.rglob("*"):
+        relative = path.relative_to(outdir)
+        if relative.parts[0].startswith("_") or not path.is_file():
+            continue
+        if path.suffix in FEED_SUFFIXES or (path.suffix == ".json" and "feed" in path.name):
+            found.add(relative.as_posix())
+    return found
+
+
+def feed_content(path: Path):
+    if path.suffix == ".json":
+        return json.loads(path.read_text(encoding="utf-8"))
+    parsed = feedparser.parse(path.read_bytes())
+    entries = [
+        (e.get("id"), e.get("title"), e.get("link"), e.get("summary"), e.get("updated"))
+        for e in parsed.entries
+    ]
+    return parsed.feed.get("title"), parsed.feed.get("updated"), entries
+
+
+def assert_matches_clean(incremental: Path, clean: Path) -> None:
+    pages = html_pages(clean)
+    assert html_pages(incremental) == pages
+    assert "index.html" in pages and "blog.html" in pages
+    stale = [
+        page for page in sorted(pages) if fragments(incremental / page) != fragments(clean / page)
+    ]
+    assert stale == [], f"pages that differ from a clean build: {stale}"
+    feeds = feed_files(clean)
+    assert feed_files(incremental) == feeds
+    for feed in sorted(feeds):
+        assert feed_content(incremental / feed) == feed_content(clean / feed), feed
+
+
+def retitle(path: Path, title: str) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    heading = next(i for i, line in enumerate(lines) if line.startswith("# "))
+    lines[heading] = f"# {title}\n"
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+@pytest.fixture
+def site(tmp_path: Path, rootdir: Path) -> Path:
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-listings", srcdir)
+    return srcdir
+
+
+def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> None:
+    builddir = site / "_build"
+    outdir = build(site, builddir)
+    untouched = outdir / "posts" / "post-14.html"
+
+    # 1. Retitle an old post: its archives change; pages that do not show it are not rewritten.
+    before = untouched.stat().st_mtime_ns
+    retitle(site / "posts" / "post-03.md", "Post 03, retitled")
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-1"))
+    assert "Post 03, retitled" in soup(outdir / "blog" / "page" / "3.html").get_text()
+    assert untouched.stat().st_mtime_ns == before, (
+        "a page that shows nothing of the edit was rewritten"
+    )
+
+    # 2. Retitle the newest post: the home page and every page's recent-posts sidebar change.
+    # Pages that show nothing else of it only get their sidebar replaced, not re-rendered.
+    retitle(site / "posts" / "post-27.md", "Post 27, retitled")
+    rendered: list[str] = []
+    assert_matches_clean(build(site, builddir, rendered), clean_build(site, tmp_path / "clean-2"))
+    assert "Post 27, retitled" in soup(untouched).select_one(".kb-sidebar").get_text()
+    assert "posts/post-14" not in rendered and "posts/post-27" in rendered
+
+    # 3. Add a post with a new tag: a new archive, shifted pages, new counts everywhere.
+    write_post(site, "posts/post-28.md", "Post 28", "2025-11-20", tags=["fp8"], author="alan")
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-3"))
+    assert (outdir / "blog" / "tag" / "fp8.html").is_file()
+    home = soup(outdir / "index.html")
+    assert home.select(".kb-entry-title")[0].get_text(strip=True) == "Post 28"
