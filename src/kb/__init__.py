@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import catalog, config, freshness, highlighting, listings, postpage, sidebars
+from . import catalog, config, freshness, highlighting, listings, postpage, search, sidebars
 
 __version__ = "0.1.0"
 
@@ -35,6 +35,7 @@ def setup(app: Sphinx) -> dict:
     postpage.setup_postpage(app)
     freshness.setup_freshness(app)
     highlighting.setup_highlighting(app)
+    search.setup_search(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,

@@ -23,6 +23,10 @@ class KbConfig:
     sidebar_tags: int = 12
     #: Site name used in feed footers and titles; empty means ``project``.
     site_name: str = ""
+    #: Full-text search with Pagefind (see kb/search.py); False keeps Sphinx's built-in search.
+    search: bool = True
+    #: Let furo's search box open Read the Docs' server-side search (set on Read the Docs).
+    search_readthedocs: bool = False
 
 
 REBUILD = {"categories": "env", "page_size": "html", "home_posts": "html"}
@@ -62,6 +66,8 @@ def read_config(sphinx_config) -> KbConfig:
     values = {
         "categories": categories,
         "site_name": sphinx_config.kb_site_name or sphinx_config.project,
+        "search": bool(sphinx_config.kb_search),
+        "search_readthedocs": bool(sphinx_config.kb_search_readthedocs),
     }
     for name in ("page_size", "home_posts", "sidebar_recent", "sidebar_tags"):
         values[name] = _positive(name, getattr(sphinx_config, f"kb_{name}"))

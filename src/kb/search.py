@@ -1,0 +1,175 @@
+"""Full-text search with Pagefind, built by ``sphinx-build`` itself.
+
+Why Pagefind and not Sphinx's own search: Sphinx's search page downloads the whole index and
+then every hit's page to cut snippets (megabytes per query at a few hundred posts); Pagefind
+downloads only the index chunks a query needs and the fragments of the results it shows.
+``benchmarks/search_speed.py`` measures both.
+
+What this module does:
+
+* marks what is searchable while pages are written: the body of each post and real page gets
+  ``data-pagefind-body``, with its title, date and categories as Pagefind metadata and
+  filters; archive listings, the home page's list of posts and furo's chrome never do;
+* writes our own search page (``search.html``, template ``kb/search.html``) in place of
+  Sphinx's, and turns Sphinx's index off, since nothing reads it;
+* runs Pagefind over the output at ``build-finished``, so ``make html`` and Read the Docs both
+  produce the bundle (``pagefind/`` in the output folder) with no extra step;
+* on Read the Docs, adds a small script that opens Read the Docs' server-side search from
+  furo's search box (``kb_search_readthedocs``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+from html import escape, unescape
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+from .catalog import Post, get_catalog
+
+logger = logging.getLogger(__name__)
+
+#: Where the bundle goes, relative to the output folder; the search page loads it from there.
+BUNDLE_DIR = "pagefind"
+
+#: Parts of an indexed page that are not its content: heading permalinks ("¶"), and lists of
+#: other posts (the home page's latest posts), which would repeat their excerpts.
+EXCLUDE_SELECTORS = (".headerlink", ".kb-listing", ".kb-all-posts")
+
+#: Kernel code names carry dots and underscores (``wgmma.mma_async``, ``__shfl_xor_sync``):
+#: keep those characters inside words, or a query for one is a query for its parts.
+WORD_CHARACTERS = "._"
+
+#: Builders whose output is a browsable site with one HTML file per page.
+SITE_BUILDERS = ("html", "dirhtml")
+
+RTD_SCRIPT = "kb-search-readthedocs.js"
+
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def _enabled(app: Sphinx) -> bool:
+    return app.kb_config.search and app.builder.name in SITE_BUILDERS
+
+
+# -- Marking what is searchable -------------------------------------------------------------
+
+
+def plain_title(html: str) -> str:
+    """A title from Sphinx's page context (escaped HTML, maybe with tags) as plain text."""
+    return unescape(_TAGS.sub("", html)).strip()
+
+
+def search_metadata_html(title: str, post: Post | None) -> str:
+    """Pagefind metadata and filters, hidden and outside the indexed body."""
+    parts = [f'<span data-pagefind-meta="title">{escape(title)}</span>']
+    if post is not None:
+        day = post.date.date().isoformat()
+        parts.append(f'<span data-pagefind-meta="date">{day}</span>')
+        parts.append(f'<span data-pagefind-sort="date">{day}</span>')
+        parts.extend(
+            f'<span data-pagefind-filter="category">{escape(label.name)}</span>'
+            for label in post.categories
+        )
+    return f'<div class="kb-search-meta" hidden>{"".join(parts)}</div>'
+
+
+def mark_searchable(body: str, title: str, post: Post | None) -> str:
+    """Wrap a page's body as Pagefind's content; its metadata sits outside the wrapper."""
+    return f"{search_metadata_html(title, post)}<div data-pagefind-body>{body}</div>"
+
+
+def is_searchable(app: Sphinx, pagename: str, templatename: str, doctree) -> bool:
+    """Posts and real pages: documents written from a source, except unpublished drafts.
+
+    Archives, catalog pages, the general index and the search page are generated (no
+    doctree), so they never match.
+    """
+    if doctree is None or templatename != "page.html" or pagename not in app.env.found_docs:
+        return False
+    post = get_catalog(app).by_docname(pagename)
+    return post is None or post.published
+
+
+def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    if not _enabled(app) or "body" not in context:
+        return
+    if not is_searchable(app, pagename, templatename, doctree):
+        return
+    post = get_catalog(app).by_docname(pagename)
+    title = post.title if post is not None else plain_title(context.get("title", ""))
+    context["body"] = mark_searchable(context["body"], title, post)
+
+
+# -- The search page --------------------------------------------------------------------------
+
+
+def _builder_inited(app: Sphinx) -> None:
+    if app.kb_config.search_readthedocs:
+        app.add_js_file(RTD_SCRIPT, loading_method="defer")
+    if not _enabled(app):
+        return
+    # Our page replaces Sphinx's search page, and nothing reads Sphinx's index any more
+    # (Read the Docs' server-side search indexes the HTML itself): skip building it.
+    app.builder.search = False
+
+
+def _html_collect_pages(app: Sphinx):
+    if not _enabled(app):
+        return
+    yield "search", {"title": "Search", "kb_search_bundle": BUNDLE_DIR}, "kb/search.html"
+
+
+# -- Indexing the built site ------------------------------------------------------------------
+
+
+def pagefind_config(outdir: Path) -> dict:
+    return {
+        "exclude_selectors": list(EXCLUDE_SELECTORS),
+        "include_characters": WORD_CHARACTERS,
+        "output_path": str(outdir / BUNDLE_DIR),
+    }
+
+
+async def _index_site(outdir: Path) -> int:
+    from pagefind.index import PagefindIndex
+
+    async with PagefindIndex(config=pagefind_config(outdir)) as index:
+        result = await index.add_directory(str(outdir))
+        return result["page_count"]
+
+
+def build_search_index(outdir: Path) -> int:
+    """Index ``outdir`` with Pagefind into ``outdir/pagefind``; returns the pages indexed."""
+    from pagefind.service import get_executable
+
+    if get_executable() is None:
+        raise ExtensionError(
+            "kb search: Pagefind's binary is missing. Install it with "
+            "`pip install 'pagefind[extended]'` (a dependency of this project), or set "
+            "kb_search = False in conf.py to fall back to Sphinx's built-in search."
+        )
+    # A fresh folder each time: fragments of deleted or renamed pages must not linger.
+    shutil.rmtree(outdir / BUNDLE_DIR, ignore_errors=True)
+    return asyncio.run(_index_site(outdir))
+
+
+def _build_finished(app: Sphinx, exception) -> None:
+    if exception is not None or not _enabled(app):
+        return
+    outdir = Path(app.outdir)
+    logger.info("kb search: indexing %s with Pagefind… ", outdir, nonl=True)
+    pages = build_search_index(outdir)
+    logger.info("%d pages indexed", pages)
+
+
+def setup_search(app: Sphinx) -> None:
+    app.connect("builder-inited", _builder_inited)
+    app.connect("html-page-context", _html_page_context)
+    app.connect("html-collect-pages", _html_collect_pages)
+    app.connect("build-finished", _build_finished)

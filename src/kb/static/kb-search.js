@@ -1,0 +1,202 @@
+// The search page (kb/search.html): queries the Pagefind bundle built with the site.
+// It fetches only what a query needs: Pagefind's index chunks for the query's words, then one
+// fragment per result shown. Everything comes from the site itself; nothing from elsewhere.
+
+const PAGE_SIZE = 10;
+const DATE_FORMAT = new Intl.DateTimeFormat("en-GB", {
+  day: "numeric",
+  month: "long",
+  year: "numeric",
+  timeZone: "UTC",
+});
+
+const section = document.getElementById("kb-search");
+const input = section.querySelector(".kb-search-input");
+const form = section.querySelector(".kb-search-form");
+const filterBox = section.querySelector(".kb-search-filter");
+const categoryList = section.querySelector(".kb-search-categories");
+const statusLine = section.querySelector(".kb-search-status");
+const resultList = section.querySelector(".kb-search-results");
+const moreButton = section.querySelector(".kb-search-more");
+
+const bundleUrl = new URL(section.dataset.bundle, document.baseURI);
+const siteUrl = new URL("../", bundleUrl);
+
+let pagefindPromise = null;
+let allCategories = {};
+let latestQuery = 0; // results of an older query never overwrite a newer one
+let shownResults = [];
+let shownCount = 0;
+
+function loadPagefind() {
+  if (pagefindPromise === null) {
+    pagefindPromise = import(new URL("pagefind.js", bundleUrl).href).then(async (pagefind) => {
+      // Result URLs are relative to the site's root, wherever it is served (Read the Docs
+      // serves a version under /en/latest/).
+      await pagefind.options({ baseUrl: siteUrl.pathname, excerptLength: 24 });
+      // Loading the filters first makes every search report its counts per category.
+      allCategories = (await pagefind.filters()).category || {};
+      return pagefind;
+    });
+  }
+  return pagefindPromise;
+}
+
+function selectedCategories() {
+  return [...categoryList.querySelectorAll("input:checked")].map((box) => box.value);
+}
+
+function saveState(query, categories) {
+  const params = new URLSearchParams();
+  if (query) params.set("q", query);
+  for (const name of categories) params.append("category", name);
+  const search = params.toString();
+  history.replaceState(null, "", search ? `?${search}` : location.pathname);
+}
+
+function renderCategories(counts, selected) {
+  const names = Object.keys(counts).sort((a, b) => a.localeCompare(b));
+  filterBox.hidden = names.length === 0;
+  const boxes = names.map((name) => {
+    const label = document.createElement("label");
+    label.className = "kb-search-category";
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.name = "category";
+    box.value = name;
+    box.checked = selected.includes(name);
+    label.append(box, ` ${name}`);
+    if (counts[name] !== null) {
+      const count = document.createElement("span");
+      count.className = "kb-count";
+      count.textContent = ` (${counts[name]})`;
+      label.append(count);
+    }
+    return label;
+  });
+  categoryList.replaceChildren(...boxes);
+}
+
+function formatDate(isoDay) {
+  return DATE_FORMAT.format(new Date(`${isoDay}T00:00:00Z`));
+}
+
+function resultItem(data) {
+  const item = document.createElement("li");
+  item.className = "kb-search-result";
+  const heading = document.createElement("h2");
+  heading.className = "kb-search-result-title";
+  const link = document.createElement("a");
+  link.href = data.url;
+  link.textContent = data.meta.title || data.url;
+  heading.append(link);
+  item.append(heading);
+
+  const details = [];
+  if (data.meta.date) {
+    const time = document.createElement("time");
+    time.dateTime = data.meta.date;
+    time.textContent = formatDate(data.meta.date);
+    details.push(time);
+  }
+  const categories = (data.filters && data.filters.category) || [];
+  if (categories.length) {
+    const span = document.createElement("span");
+    span.className = "kb-search-result-category";
+    span.textContent = categories.join(", ");
+    details.push(span);
+  }
+  if (details.length) {
+    const meta = document.createElement("p");
+    meta.className = "kb-search-result-meta";
+    details.forEach((node, i) => meta.append(...(i ? [" · ", node] : [node])));
+    item.append(meta);
+  }
+  const excerpt = document.createElement("p");
+  excerpt.className = "kb-search-result-excerpt";
+  // Pagefind escapes the page text and adds only <mark> around the matched words.
+  excerpt.innerHTML = data.excerpt;
+  item.append(excerpt);
+  return item;
+}
+
+async function showMore(queryId) {
+  const slice = shownResults.slice(shownCount, shownCount + PAGE_SIZE);
+  const data = await Promise.all(slice.map((result) => result.data()));
+  if (queryId !== latestQuery) return;
+  resultList.append(...data.map(resultItem));
+  shownCount += slice.length;
+  moreButton.hidden = shownCount >= shownResults.length;
+}
+
+async function runSearch() {
+  const queryId = ++latestQuery;
+  const query = input.value.trim();
+  const categories = selectedCategories();
+  saveState(query, categories);
+  if (!query && !categories.length) {
+    resultList.replaceChildren();
+    moreButton.hidden = true;
+    statusLine.textContent = "";
+    return;
+  }
+  let pagefind;
+  try {
+    pagefind = await loadPagefind();
+  } catch (error) {
+    statusLine.textContent =
+      "Search could not load its index. It needs the site served over HTTP " +
+      "(for example `kb serve`), not opened from files.";
+    throw error;
+  }
+  const filters = categories.length ? { category: { any: categories } } : {};
+  const search = await pagefind.search(query || null, { filters });
+  if (queryId !== latestQuery || search === null) return;
+
+  renderCategories((search.totalFilters && search.totalFilters.category) || {}, categories);
+  shownResults = search.results;
+  shownCount = 0;
+  resultList.replaceChildren();
+  await showMore(queryId);
+  if (queryId !== latestQuery) return;
+  const count = search.results.length;
+  statusLine.textContent =
+    count === 0
+      ? `No results for “${query}”.`
+      : `${count} result${count === 1 ? "" : "s"}${query ? ` for “${query}”` : ""}.`;
+  // Lets benchmarks and tests measure the time to the first results.
+  performance.mark("kb-search-results");
+}
+
+function start() {
+  const params = new URLSearchParams(location.search);
+  const query = params.get("q") || "";
+  input.value = query;
+  for (const box of document.querySelectorAll(".sidebar-search")) box.value = query;
+  renderCategories(
+    // Counts come with the first results; until then the boxes keep the URL's choice.
+    Object.fromEntries(params.getAll("category").map((name) => [name, null])),
+    params.getAll("category"),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    runSearch();
+  });
+  let typing = null;
+  input.addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(runSearch, 150);
+  });
+  categoryList.addEventListener("change", () => runSearch());
+  moreButton.addEventListener("click", () => showMore(latestQuery));
+  if (query || params.has("category")) {
+    runSearch();
+  } else {
+    // Nothing to search yet: show the categories, and warm the index while the user types.
+    loadPagefind().then(() => {
+      if (latestQuery === 0) renderCategories(allCategories, []);
+    });
+  }
+}
+
+start();
