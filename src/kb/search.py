@@ -21,6 +21,7 @@ What this module does:
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shutil
 from html import escape, unescape
@@ -40,10 +41,6 @@ BUNDLE_DIR = "pagefind"
 #: Parts of an indexed page that are not its content: heading permalinks ("¶"), and lists of
 #: other posts (the home page's latest posts), which would repeat their excerpts.
 EXCLUDE_SELECTORS = (".headerlink", ".kb-listing", ".kb-all-posts")
-
-#: Kernel code names carry dots and underscores (``wgmma.mma_async``, ``__shfl_xor_sync``):
-#: keep those characters inside words, or a query for one is a query for its parts.
-WORD_CHARACTERS = "._"
 
 #: Builders whose output is a browsable site with one HTML file per page.
 SITE_BUILDERS = ("html", "dirhtml")
@@ -129,19 +126,26 @@ def _html_collect_pages(app: Sphinx):
 
 
 def pagefind_config(outdir: Path) -> dict:
+    # No extra word characters: Pagefind already indexes `wgmma.mma_async`, `cp.async.bulk`
+    # and `__shfl_xor_sync` both whole and as their parts, while adding "." would glue
+    # sentence-ending full stops to words ("memory." would no longer match "memory").
     return {
         "exclude_selectors": list(EXCLUDE_SELECTORS),
-        "include_characters": WORD_CHARACTERS,
         "output_path": str(outdir / BUNDLE_DIR),
     }
 
 
-async def _index_site(outdir: Path) -> int:
+async def _index_site(outdir: Path) -> None:
     from pagefind.index import PagefindIndex
 
     async with PagefindIndex(config=pagefind_config(outdir)) as index:
-        result = await index.add_directory(str(outdir))
-        return result["page_count"]
+        await index.add_directory(str(outdir))
+
+
+def indexed_page_count(outdir: Path) -> int:
+    """Pages in the bundle (Pagefind reads every HTML file, but indexes only marked ones)."""
+    entry = json.loads((outdir / BUNDLE_DIR / "pagefind-entry.json").read_text(encoding="utf-8"))
+    return sum(language["page_count"] for language in entry["languages"].values())
 
 
 def build_search_index(outdir: Path) -> int:
@@ -156,7 +160,8 @@ def build_search_index(outdir: Path) -> int:
         )
     # A fresh folder each time: fragments of deleted or renamed pages must not linger.
     shutil.rmtree(outdir / BUNDLE_DIR, ignore_errors=True)
-    return asyncio.run(_index_site(outdir))
+    asyncio.run(_index_site(outdir))
+    return indexed_page_count(outdir)
 
 
 def _build_finished(app: Sphinx, exception) -> None:
