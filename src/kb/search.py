@@ -81,16 +81,23 @@ def mark_searchable(body: str, title: str, post: Post | None) -> str:
     return f"{search_metadata_html(title, post)}<div data-pagefind-body>{body}</div>"
 
 
+def is_searchable_doc(app: Sphinx, docname: str) -> bool:
+    """Posts and real pages, written from a source; not unpublished drafts."""
+    if docname not in app.env.found_docs:
+        return False
+    post = get_catalog(app).by_docname(docname)
+    return post is None or post.published
+
+
 def is_searchable(app: Sphinx, pagename: str, templatename: str, doctree) -> bool:
-    """Posts and real pages: documents written from a source, except unpublished drafts.
+    """Whether the page being written is searchable.
 
     Archives, catalog pages, the general index and the search page are generated (no
-    doctree), so they never match.
+    doctree, another template), so they never are.
     """
-    if doctree is None or templatename != "page.html" or pagename not in app.env.found_docs:
+    if doctree is None or templatename != "page.html":
         return False
-    post = get_catalog(app).by_docname(pagename)
-    return post is None or post.published
+    return is_searchable_doc(app, pagename)
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
@@ -135,11 +142,12 @@ def pagefind_config(outdir: Path) -> dict:
     }
 
 
-async def _index_site(outdir: Path) -> None:
+async def _index_pages(outdir: Path, pages: list[tuple[str, Path]]) -> None:
     from pagefind.index import PagefindIndex
 
     async with PagefindIndex(config=pagefind_config(outdir)) as index:
-        await index.add_directory(str(outdir))
+        for url, path in pages:
+            await index.add_html_file(content=path.read_text(encoding="utf-8"), url=url)
 
 
 def indexed_page_count(outdir: Path) -> int:
@@ -148,8 +156,11 @@ def indexed_page_count(outdir: Path) -> int:
     return sum(language["page_count"] for language in entry["languages"].values())
 
 
-def build_search_index(outdir: Path) -> int:
-    """Index ``outdir`` with Pagefind into ``outdir/pagefind``; returns the pages indexed."""
+def build_search_index(outdir: Path, pages: list[tuple[str, Path]]) -> int:
+    """Index ``pages`` (URL from the site root, file) into ``outdir/pagefind``.
+
+    Returns how many pages the bundle holds: those whose HTML carries ``data-pagefind-body``.
+    """
     from pagefind.service import get_executable
 
     if get_executable() is None:
@@ -158,19 +169,34 @@ def build_search_index(outdir: Path) -> int:
             "`pip install 'pagefind[extended]'` (a dependency of this project), or set "
             "kb_search = False in conf.py to fall back to Sphinx's built-in search."
         )
-    # A fresh folder each time: fragments of deleted or renamed pages must not linger.
+    # A fresh bundle each time: fragments of deleted or renamed pages must not linger.
     shutil.rmtree(outdir / BUNDLE_DIR, ignore_errors=True)
-    asyncio.run(_index_site(outdir))
+    asyncio.run(_index_pages(outdir, pages))
     return indexed_page_count(outdir)
+
+
+def searchable_pages(app: Sphinx) -> list[tuple[str, Path]]:
+    """The current searchable documents' files, with their URLs from the site root.
+
+    Listed from the environment, not from the output folder: the page of a post deleted
+    since the last build is still on disk, and must not be found.
+    """
+    outdir = Path(app.outdir)
+    pages = []
+    for docname in sorted(app.env.found_docs):
+        uri = app.builder.get_target_uri(docname)
+        path = outdir / (uri + "index.html" if uri.endswith("/") or not uri else uri)
+        if is_searchable_doc(app, docname) and path.is_file():
+            pages.append(("/" + uri, path))
+    return pages
 
 
 def _build_finished(app: Sphinx, exception) -> None:
     if exception is not None or not _enabled(app):
         return
-    outdir = Path(app.outdir)
-    logger.info("kb search: indexing %s with Pagefind… ", outdir, nonl=True)
-    pages = build_search_index(outdir)
-    logger.info("%d pages indexed", pages)
+    logger.info("kb search: indexing with Pagefind… ", nonl=True)
+    count = build_search_index(Path(app.outdir), searchable_pages(app))
+    logger.info("%d pages indexed", count)
 
 
 def setup_search(app: Sphinx) -> None:
