@@ -109,3 +109,9 @@ html_sidebars = {
 kb_categories = CATEGORIES
 kb_page_size = 10
 kb_home_posts = 10
+
+# Full-text search is Pagefind's, indexed at the end of every build (src/kb/search.py). On
+# Read the Docs, furo's search box opens Read the Docs' server-side search instead; the
+# site's own search page keeps working, offline too.
+if os.environ.get("READTHEDOCS"):
+    kb_search_readthedocs = True

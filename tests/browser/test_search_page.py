@@ -40,7 +40,11 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 
 def _build_and_serve(out: Path, *overrides: str):
-    """Build the small site like `make html` (warnings are errors); serve it on 127.0.0.1."""
+    """Build the small site like `make html` (warnings are errors); serve it on 127.0.0.1.
+
+    The site lives under a sub-path (``/en/latest/``, as Read the Docs serves a version), so
+    every test also checks that result links work away from the server's root.
+    """
     cmd = [
         sys.executable,
         "-m",
@@ -52,16 +56,16 @@ def _build_and_serve(out: Path, *overrides: str):
         "html",
         *(f"-D{o}" for o in overrides),
         str(ROOT),
-        str(out / "html"),
+        str(out / "en" / "latest"),
         "-d",
         str(out / "dt"),
     ]
     result = subprocess.run(cmd, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    handler = functools.partial(_QuietHandler, directory=str(out / "html"))
+    handler = functools.partial(_QuietHandler, directory=str(out))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    return server, f"http://127.0.0.1:{server.server_address[1]}/en/latest/"
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +89,9 @@ def wait_for_results(page):
 def result_docnames(page, site_url: str) -> list[str]:
     root = urlparse(site_url).path
     hrefs = page.locator(".kb-search-result-title a").evaluate_all("a => a.map(x => x.href)")
-    return [urlparse(h).path[len(root) : -len(".html")] for h in hrefs]
+    paths = [urlparse(href).path for href in hrefs]
+    assert all(p.startswith(root) and p.endswith(".html") for p in paths), paths
+    return [p[len(root) : -len(".html")] for p in paths]
 
 
 def search(page, site_url: str, query: str, categories=()) -> list[str]:
