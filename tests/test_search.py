@@ -110,11 +110,17 @@ def test_search_page_replaces_sphinx_search(app):
     outdir = Path(app.outdir)
     assert not (outdir / "searchindex.js").exists()
     page = soup(outdir / "search.html")
-    section = page.select_one("section#kb-search")
-    assert section["data-bundle"] == "pagefind/"
-    assert page.select_one('script[type="module"]')["src"] == "_static/kb-search.js"
+    assert page.select_one("article section#kb-search input#kb-search-input[name=q]")
+    # The page's script and Pagefind load from the head, while the page is parsed.
+    assert page.select_one('head meta[name="kb-search-bundle"]')["content"] == "pagefind/"
+    script = page.select_one('head script[type="module"]')
+    assert script["src"] == "_static/kb-search.js" and script.has_attr("async")
+    assert page.select_one('head link[rel="modulepreload"]')["href"] == "pagefind/pagefind.js"
     assert page.select_one('meta[name="robots"]')["content"] == "noindex"
     assert not page.select('script[src*="searchindex"], script[src*="searchtools"]')
+    # No code on the search page, so no highlighting styles; other pages keep them.
+    assert not page.select('link[href*="pygments.css"]')
+    assert soup(outdir / "posts" / "hopper-gemm.html").select('link[href*="pygments.css"]')
     assert (outdir / "_static" / "kb-search.js").is_file()
     assert (outdir / "_static" / "kb-search.css").is_file()
     # furo's sidebar box, on every page, asks our search page and nothing else.

@@ -20,10 +20,13 @@ What this module does:
 
 from __future__ import annotations
 
-import asyncio
 import json
+import os
 import re
 import shutil
+import subprocess
+import tempfile
+import time
 from html import escape, unescape
 from pathlib import Path
 
@@ -45,6 +48,7 @@ EXCLUDE_SELECTORS = (".headerlink", ".kb-listing", ".kb-all-posts")
 #: Builders whose output is a browsable site with one HTML file per page.
 SITE_BUILDERS = ("html", "dirhtml")
 
+SEARCH_TEMPLATE = "kb/search.html"
 RTD_SCRIPT = "kb-search-readthedocs.js"
 
 _TAGS = re.compile(r"<[^>]+>")
@@ -101,7 +105,17 @@ def is_searchable(app: Sphinx, pagename: str, templatename: str, doctree) -> boo
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if not _enabled(app) or "body" not in context:
+    if not _enabled(app):
+        return
+    if templatename == SEARCH_TEMPLATE:
+        # The search page shows no code: skip the highlighting styles (20 KB) it would load.
+        context["css_files"] = [
+            css
+            for css in context.get("css_files", [])
+            if getattr(css, "filename", css) != "_static/pygments.css"
+        ]
+        return
+    if "body" not in context:
         return
     if not is_searchable(app, pagename, templatename, doctree):
         return
@@ -126,57 +140,82 @@ def _builder_inited(app: Sphinx) -> None:
 def _html_collect_pages(app: Sphinx):
     if not _enabled(app):
         return
-    yield "search", {"title": "Search", "kb_search_bundle": BUNDLE_DIR}, "kb/search.html"
+    yield "search", {"title": "Search", "kb_search_bundle": BUNDLE_DIR}, SEARCH_TEMPLATE
 
 
 # -- Indexing the built site ------------------------------------------------------------------
 
 
-def pagefind_config(outdir: Path) -> dict:
-    # No extra word characters: Pagefind already indexes `wgmma.mma_async`, `cp.async.bulk`
-    # and `__shfl_xor_sync` both whole and as their parts, while adding "." would glue
-    # sentence-ending full stops to words ("memory." would no longer match "memory").
-    return {
-        "exclude_selectors": list(EXCLUDE_SELECTORS),
-        "output_path": str(outdir / BUNDLE_DIR),
-    }
+def pagefind_command(executable: Path, site: Path, bundle: Path, keep_index_url: bool) -> list:
+    # No extra word characters (--include-characters): Pagefind already indexes
+    # `wgmma.mma_async`, `cp.async.bulk` and `__shfl_xor_sync` both whole and as their parts,
+    # while adding "." would glue full stops to words ("memory." would not match "memory").
+    command = [
+        str(executable),
+        "--site", str(site),
+        "--output-path", str(bundle),
+        "--exclude-selectors", ", ".join(EXCLUDE_SELECTORS),
+        "--quiet",
+    ]  # fmt: skip
+    if keep_index_url:  # the html builder links to index.html; dirhtml to folders
+        command.append("--keep-index-url")
+    return command
 
 
-async def _index_pages(outdir: Path, pages: list[tuple[str, Path]]) -> None:
-    from pagefind.index import PagefindIndex
-
-    async with PagefindIndex(config=pagefind_config(outdir)) as index:
-        for url, path in pages:
-            await index.add_html_file(content=path.read_text(encoding="utf-8"), url=url)
-
-
-def indexed_page_count(outdir: Path) -> int:
-    """Pages in the bundle (Pagefind reads every HTML file, but indexes only marked ones)."""
-    entry = json.loads((outdir / BUNDLE_DIR / "pagefind-entry.json").read_text(encoding="utf-8"))
+def indexed_page_count(bundle: Path) -> int:
+    """Pages in the bundle: those whose HTML carries ``data-pagefind-body``."""
+    entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
     return sum(language["page_count"] for language in entry["languages"].values())
 
 
-def build_search_index(outdir: Path, pages: list[tuple[str, Path]]) -> int:
-    """Index ``pages`` (URL from the site root, file) into ``outdir/pagefind``.
+def _stage(pages: list[Path], outdir: Path, staging: Path) -> None:
+    """Link the pages to index into ``staging``, at their paths in the site."""
+    for path in pages:
+        target = staging / path.relative_to(outdir)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, target)
+        except OSError:  # another file system
+            shutil.copyfile(path, target)
 
-    Returns how many pages the bundle holds: those whose HTML carries ``data-pagefind-body``.
+
+def build_search_index(
+    outdir: Path, pages: list[Path], workdir: Path, keep_index_url: bool = True
+) -> int:
+    """Index ``pages`` (files under ``outdir``) into ``outdir/pagefind``.
+
+    Pagefind's command line indexes a folder: we give it one that holds only the pages to
+    index (hard links), so pages left on disk by earlier builds are never found. (Its
+    Python API can stop the indexer before it has finished writing a large bundle.)
+    Returns how many pages the bundle holds.
     """
     from pagefind.service import get_executable
 
-    if get_executable() is None:
+    executable = get_executable()
+    if executable is None:
         raise ExtensionError(
             "kb search: Pagefind's binary is missing. Install it with "
             "`pip install 'pagefind[extended]'` (a dependency of this project), or set "
             "kb_search = False in conf.py to fall back to Sphinx's built-in search."
         )
+    bundle = outdir / BUNDLE_DIR
     # A fresh bundle each time: fragments of deleted or renamed pages must not linger.
-    shutil.rmtree(outdir / BUNDLE_DIR, ignore_errors=True)
-    asyncio.run(_index_pages(outdir, pages))
-    return indexed_page_count(outdir)
+    shutil.rmtree(bundle, ignore_errors=True)
+    workdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kb-search-", dir=workdir) as staging:
+        _stage(pages, outdir, Path(staging))
+        command = pagefind_command(executable, Path(staging), bundle, keep_index_url)
+        result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise ExtensionError(
+            f"kb search: Pagefind failed (exit status {result.returncode}) while indexing "
+            f"{outdir}:\n{result.stdout}{result.stderr}"
+        )
+    return indexed_page_count(bundle)
 
 
-def searchable_pages(app: Sphinx) -> list[tuple[str, Path]]:
-    """The current searchable documents' files, with their URLs from the site root.
+def searchable_pages(app: Sphinx) -> list[Path]:
+    """The files of the current searchable documents.
 
     Listed from the environment, not from the output folder: the page of a post deleted
     since the last build is still on disk, and must not be found.
@@ -187,7 +226,7 @@ def searchable_pages(app: Sphinx) -> list[tuple[str, Path]]:
         uri = app.builder.get_target_uri(docname)
         path = outdir / (uri + "index.html" if uri.endswith("/") or not uri else uri)
         if is_searchable_doc(app, docname) and path.is_file():
-            pages.append(("/" + uri, path))
+            pages.append(path)
     return pages
 
 
@@ -195,8 +234,14 @@ def _build_finished(app: Sphinx, exception) -> None:
     if exception is not None or not _enabled(app):
         return
     logger.info("kb search: indexing with Pagefind… ", nonl=True)
-    count = build_search_index(Path(app.outdir), searchable_pages(app))
-    logger.info("%d pages indexed", count)
+    start = time.perf_counter()
+    count = build_search_index(
+        Path(app.outdir),
+        searchable_pages(app),
+        workdir=Path(app.doctreedir),
+        keep_index_url=app.builder.name == "html",
+    )
+    logger.info("%d pages in %.1f s", count, time.perf_counter() - start)
 
 
 def setup_search(app: Sphinx) -> None:

@@ -10,20 +10,18 @@ const DATE_FORMAT = new Intl.DateTimeFormat("en-GB", {
   timeZone: "UTC",
 });
 
-const section = document.getElementById("kb-search");
-const input = section.querySelector(".kb-search-input");
-const form = section.querySelector(".kb-search-form");
-const filterBox = section.querySelector(".kb-search-filter");
-const categoryList = section.querySelector(".kb-search-categories");
-const statusLine = section.querySelector(".kb-search-status");
-const resultList = section.querySelector(".kb-search-results");
-const moreButton = section.querySelector(".kb-search-more");
-
-const bundleUrl = new URL(section.dataset.bundle, document.baseURI);
+// Loaded from the page's <head> as an async module, so that Pagefind starts downloading
+// while the rest of the page is still being parsed; the page's elements are looked up later.
+const bundleUrl = new URL(
+  document.querySelector('meta[name="kb-search-bundle"]').content,
+  document.baseURI,
+);
 const siteUrl = new URL("../", bundleUrl);
 
+let section, input, form, filterBox, categoryList, statusLine, resultList, moreButton;
+
 let pagefindPromise = null;
-let allCategories = {};
+let filtersPromise = null;
 let latestQuery = 0; // results of an older query never overwrite a newer one
 let shownResults = [];
 let shownCount = 0;
@@ -31,11 +29,15 @@ let shownCount = 0;
 function loadPagefind() {
   if (pagefindPromise === null) {
     pagefindPromise = import(new URL("pagefind.js", bundleUrl).href).then(async (pagefind) => {
-      // Result URLs are relative to the site's root, wherever it is served (Read the Docs
-      // serves a version under /en/latest/).
-      await pagefind.options({ baseUrl: siteUrl.pathname, excerptLength: 24 });
-      // Loading the filters first makes every search report its counts per category.
-      allCategories = (await pagefind.filters()).category || {};
+      await pagefind.options({
+        // Result URLs are relative to the site's root, wherever it is served (Read the Docs
+        // serves a version under /en/latest/).
+        baseUrl: siteUrl.pathname,
+        excerptLength: 24,
+        // One query on a blog's index takes milliseconds: a web worker would only add its
+        // own download and start-up before the first results.
+        noWorker: true,
+      });
       return pagefind;
     });
   }
@@ -153,7 +155,9 @@ async function runSearch() {
   const search = await pagefind.search(query || null, { filters });
   if (queryId !== latestQuery || search === null) return;
 
-  renderCategories((search.totalFilters && search.totalFilters.category) || {}, categories);
+  if (search.totalFilters && search.totalFilters.category) {
+    renderCategories(search.totalFilters.category, categories);
+  }
   shownResults = search.results;
   shownCount = 0;
   resultList.replaceChildren();
@@ -166,9 +170,28 @@ async function runSearch() {
       : `${count} result${count === 1 ? "" : "s"}${query ? ` for “${query}”` : ""}.`;
   // Lets benchmarks and tests measure the time to the first results.
   performance.mark("kb-search-results");
+  if (filtersPromise === null) {
+    // Pagefind counts results per category only once its filters are loaded: load them
+    // after the first results are on screen, then count again (the index is in memory).
+    filtersPromise = pagefind.filters();
+    await filtersPromise;
+    const counted = await pagefind.search(query || null, { filters });
+    if (queryId === latestQuery && counted !== null) {
+      renderCategories(counted.totalFilters.category || {}, categories);
+    }
+  }
 }
 
 function start() {
+  section = document.getElementById("kb-search");
+  input = section.querySelector(".kb-search-input");
+  form = section.querySelector(".kb-search-form");
+  filterBox = section.querySelector(".kb-search-filter");
+  categoryList = section.querySelector(".kb-search-categories");
+  statusLine = section.querySelector(".kb-search-status");
+  resultList = section.querySelector(".kb-search-results");
+  moreButton = section.querySelector(".kb-search-more");
+
   const params = new URLSearchParams(location.search);
   const query = params.get("q") || "";
   input.value = query;
@@ -193,10 +216,22 @@ function start() {
     runSearch();
   } else {
     // Nothing to search yet: show the categories, and warm the index while the user types.
-    loadPagefind().then(() => {
-      if (latestQuery === 0) renderCategories(allCategories, []);
+    loadPagefind().then((pagefind) => {
+      filtersPromise = pagefind.filters();
+      filtersPromise.then((all) => {
+        if (latestQuery === 0) renderCategories(all.category || {}, []);
+      });
     });
   }
 }
 
-start();
+// Download Pagefind, and the index chunks of the query in the URL, while the page loads.
+const initialQuery = new URLSearchParams(location.search).get("q");
+loadPagefind()
+  .then((pagefind) => initialQuery && pagefind.preload(initialQuery))
+  .catch(() => {}); // reported by the search itself, once the page can show it
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", start);
+} else {
+  start();
+}
