@@ -5,8 +5,9 @@ and a table, a few kernel terms per post), builds it twice with the `kb` extensi
 our Pagefind search and once with Sphinx's built-in search (``-D kb_search=0``), serves each
 on 127.0.0.1 and opens ``search.html?q=<query>`` in Debian's Chromium (Playwright), with a
 cold cache each run. It counts the bytes the server sends (headers and bodies, the page and
-any web worker alike; no compression, as Python's server sends files as they are) and the
-time from the start of navigation to the first result on screen.
+any web worker alike; no compression: Python's server sends files as they are, over
+keep-alive HTTP/1.1) and the time from the start of navigation to the first result on
+screen. Other work on the machine slows the timings: the table prints the load average.
 
     python benchmarks/search_speed.py                      # 1000 posts, query wgmma.mma_async
     python benchmarks/search_speed.py --posts 300 --runs 3 --query "head dimension 64"
@@ -240,6 +241,9 @@ class _CountingWriter:
 class _CountingHandler(SimpleHTTPRequestHandler):
     """Serves the site and counts what it sends: what Chromium fetched, worker included."""
 
+    # Keep connections open, as any real static host does (Python's default closes each).
+    protocol_version = "HTTP/1.1"
+
     def setup(self):
         super().setup()
         self.wfile = _CountingWriter(self.wfile, self)
@@ -341,7 +345,11 @@ def main(argv=None) -> int:
                 rows[name] = run_engine(browser, outdir, args.query, args.runs)
             browser.close()
 
-    print(f"\nOne query ({args.query!r}) on {args.posts} posts; median of {args.runs} cold runs")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"\nOne query ({args.query!r}) on {args.posts} posts; median of {args.runs} cold runs;"
+        f" {os.cpu_count()} CPUs, load average {load}"
+    )
     header = (
         "engine",
         "first results",

@@ -116,6 +116,9 @@ def test_search_page_replaces_sphinx_search(app):
     script = page.select_one('head script[type="module"]')
     assert script["src"] == "_static/kb-search.js" and script.has_attr("async")
     assert page.select_one('head link[rel="modulepreload"]')["href"] == "pagefind/pagefind.js"
+    # What Pagefind fetches next is preloaded too: files of this very bundle.
+    preloads = [link["href"] for link in page.select('head link[rel="preload"][as="fetch"]')]
+    assert len(preloads) == 2 and all((outdir / href).is_file() for href in preloads)
     assert page.select_one('meta[name="robots"]')["content"] == "noindex"
     assert not page.select('script[src*="searchindex"], script[src*="searchtools"]')
     # No code on the search page, so no highlighting styles; other pages keep them.

@@ -35,6 +35,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from .catalog import Post, get_catalog
+from .listings import root_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,8 @@ EXCLUDE_SELECTORS = (".headerlink", ".kb-listing", ".kb-all-posts")
 SITE_BUILDERS = ("html", "dirhtml")
 
 SEARCH_TEMPLATE = "kb/search.html"
+#: Where the search page gets its preload links, once the bundle's file names are known.
+PRELOAD_MARKER = "<!-- kb-search-preload -->"
 RTD_SCRIPT = "kb-search-readthedocs.js"
 
 _TAGS = re.compile(r"<[^>]+>")
@@ -140,7 +143,8 @@ def _builder_inited(app: Sphinx) -> None:
 def _html_collect_pages(app: Sphinx):
     if not _enabled(app):
         return
-    yield "search", {"title": "Search", "kb_search_bundle": BUNDLE_DIR}, SEARCH_TEMPLATE
+    context = {"title": "Search", "kb_search_bundle": BUNDLE_DIR}
+    yield "search", {**context, "kb_search_preload_marker": PRELOAD_MARKER}, SEARCH_TEMPLATE
 
 
 # -- Indexing the built site ------------------------------------------------------------------
@@ -214,6 +218,31 @@ def build_search_index(
     return indexed_page_count(bundle)
 
 
+def preload_links(bundle: Path, prefix: str) -> str:
+    """Links that fetch Pagefind's metadata and WebAssembly while the search page loads.
+
+    Pagefind asks for them only after its entry file; their names carry the index's hash,
+    known once the bundle is written. With several languages, Pagefind picks one by the
+    page's language: preload nothing rather than all.
+    """
+    entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
+    if len(entry["languages"]) != 1:
+        return ""
+    (language,) = entry["languages"].values()
+    files = [f"pagefind.{language['hash']}.pf_meta", f"wasm.{language['wasm']}.pagefind"]
+    return "".join(
+        f'<link rel="preload" href="{prefix}{name}" as="fetch" crossorigin>' for name in files
+    )
+
+
+def add_preload_links(app: Sphinx, bundle: Path) -> None:
+    uri = app.builder.get_target_uri("search")
+    page = Path(app.outdir) / (uri + "index.html" if uri.endswith("/") else uri)
+    prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
+    html = page.read_text(encoding="utf-8")
+    page.write_text(html.replace(PRELOAD_MARKER, preload_links(bundle, prefix)), encoding="utf-8")
+
+
 def searchable_pages(app: Sphinx) -> list[Path]:
     """The files of the current searchable documents.
 
@@ -241,6 +270,7 @@ def _build_finished(app: Sphinx, exception) -> None:
         workdir=Path(app.doctreedir),
         keep_index_url=app.builder.name == "html",
     )
+    add_preload_links(app, Path(app.outdir) / BUNDLE_DIR)
     logger.info("%d pages in %.1f s", count, time.perf_counter() - start)
 
 

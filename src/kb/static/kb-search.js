@@ -124,11 +124,18 @@ function resultItem(data) {
 
 async function showMore(queryId) {
   const slice = shownResults.slice(shownCount, shownCount + PAGE_SIZE);
-  const data = await Promise.all(slice.map((result) => result.data()));
-  if (queryId !== latestQuery) return;
-  resultList.append(...data.map(resultItem));
   shownCount += slice.length;
-  moreButton.hidden = shownCount >= shownResults.length;
+  // One empty slot per result, filled as soon as its fragment arrives: the first results
+  // show without waiting for the slowest, and the order stays Pagefind's.
+  const slots = slice.map(() => document.createElement("li"));
+  resultList.append(...slots);
+  await Promise.all(
+    slice.map(async (result, i) => {
+      const data = await result.data();
+      if (queryId === latestQuery) slots[i].replaceWith(resultItem(data));
+    }),
+  );
+  if (queryId === latestQuery) moreButton.hidden = shownCount >= shownResults.length;
 }
 
 async function runSearch() {
