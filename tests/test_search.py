@@ -96,6 +96,10 @@ def test_bundle_holds_posts_and_pages_but_no_listings(app):
     assert post["meta"] == {"title": "Sharing one GPU", "date": "2025-05-01"}
     assert post["filters"] == {"category": ["Article", "Benchmarks"]}
     assert "MIG partitions a GPU" in post["content"]
+    # Tags are words to find; the date, author and reading-time line is not (results show
+    # date and categories from the metadata).
+    assert "Tags: virtualization" in post["content"]
+    assert "min read" not in post["content"] and "Lovelace" not in post["content"]
     # The home page keeps its own words but not the excerpts of its list of posts, and no
     # heading permalinks ("¶") anywhere.
     home = pages["/index.html"]["content"]

@@ -42,9 +42,11 @@ logger = logging.getLogger(__name__)
 #: Where the bundle goes, relative to the output folder; the search page loads it from there.
 BUNDLE_DIR = "pagefind"
 
-#: Parts of an indexed page that are not its content: heading permalinks ("¶"), and lists of
-#: other posts (the home page's latest posts), which would repeat their excerpts.
-EXCLUDE_SELECTORS = (".headerlink", ".kb-listing", ".kb-all-posts")
+#: Parts of an indexed page that are not its content: heading permalinks ("¶"); a post's
+#: date, authors, categories and reading time (results show date and categories from the
+#: metadata, so snippets stay about the text); lists of other posts (the home page's latest
+#: posts), which would repeat their excerpts.
+EXCLUDE_SELECTORS = (".headerlink", ".kb-post-meta", ".kb-listing", ".kb-all-posts")
 
 #: Builders whose output is a browsable site with one HTML file per page.
 SITE_BUILDERS = ("html", "dirhtml")
