@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from ablog.blog import Blog
 from helpers import soup
+from sphinx.errors import ExtensionError
 
 SEARCHABLE = {
     "index",
@@ -179,3 +180,26 @@ def test_deleted_post_leaves_the_index_on_the_next_build(make_app, rootdir, tmp_
     assert set(fragments(outdir)) == {
         f"/{name}.html" for name in SEARCHABLE if name != "posts/sync-basics"
     }
+
+
+@pytest.mark.sphinx("dirhtml", testroot="search", srcdir="search-dirhtml")
+def test_folder_urls_with_the_dirhtml_builder(app, warning):
+    app.build()
+    assert warning.getvalue() == ""
+    outdir = Path(app.outdir)
+    assert set(fragments(outdir)) == {
+        "/" if name == "index" else f"/{name}/" for name in SEARCHABLE
+    }
+    page = soup(outdir / "search" / "index.html")
+    assert page.select_one('meta[name="kb-search-bundle"]')["content"] == "../pagefind/"
+    for link in page.select('head link[rel="preload"]'):
+        assert (outdir / "search" / link["href"]).resolve().is_file()
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-no-binary")
+def test_missing_pagefind_binary_says_what_to_do(app, monkeypatch):
+    import pagefind.service
+
+    monkeypatch.setattr(pagefind.service, "get_executable", lambda: None)
+    with pytest.raises(ExtensionError, match=r"pip install 'pagefind\[extended\]'"):
+        app.build()
