@@ -399,8 +399,8 @@ def main(argv=None) -> int:
     for name, r in rows.items():
         print(
             f"| {name} | {r['ms']:.0f} ms | {r['ms_min']:.0f}–{r['ms_max']:.0f} ms | "
-            f"{r['last_byte_ms']:.0f} ms | {r['bytes'] / 1024:.0f} KB | {r['search_bytes'] / 1024:.0f} KB | "
-            f"{r['requests']} | {r['results']} |"
+            f"{r['last_byte_ms']:.0f} ms | {r['bytes'] / 1024:.0f} KB | "
+            f"{r['search_bytes'] / 1024:.0f} KB | {r['requests']} | {r['results']} |"
         )
     if args.files:
         for name, r in rows.items():
