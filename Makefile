@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 SPHINXOPTS ?= -nW --keep-going
 BUILDDIR ?= _build
 
-.PHONY: html test serve lint clean browser bench
+.PHONY: html test serve lint clean browser bench bench-search
 
 html: $(VENV)/.site-installed
 	$(BIN)/sphinx-build $(SPHINXOPTS) -b html . $(BUILDDIR)/html
@@ -24,6 +24,10 @@ lint: $(VENV)/.test-installed
 
 bench: $(VENV)/.site-installed
 	$(BIN)/python benchmarks/build_speed.py $(BENCH_ARGS)
+
+# Bytes and time to first results of one query, Pagefind vs Sphinx's search, in Chromium.
+bench-search: $(VENV)/.test-installed browser
+	$(BIN)/python benchmarks/search_speed.py $(BENCH_ARGS)
 
 # Debian's Chromium drives the browser tests (Playwright's own browser download does not
 # work offline). Installed when missing and we are root; otherwise say what to run.
