@@ -203,3 +203,15 @@ def test_missing_pagefind_binary_says_what_to_do(app, monkeypatch):
     monkeypatch.setattr(pagefind.service, "get_executable", lambda: None)
     with pytest.raises(ExtensionError, match=r"pip install 'pagefind\[extended\]'"):
         app.build()
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-lost-marker")
+def test_warns_when_a_searchable_page_lost_its_marker(app):
+    app.build()
+    assert app.warning.getvalue() == ""
+    # As if a template override had dropped the marker from one page.
+    about = Path(app.outdir) / "about.html"
+    about.write_text(about.read_text().replace("data-pagefind-body", ""), encoding="utf-8")
+    app.events.emit("build-finished", None)  # index again, as the end of the next build would
+    assert "7 pages should be searchable but the index holds 6" in app.warning.getvalue()
+    assert "/about.html" not in fragments(Path(app.outdir))

@@ -145,8 +145,12 @@ def _builder_inited(app: Sphinx) -> None:
 def _html_collect_pages(app: Sphinx):
     if not _enabled(app):
         return
-    context = {"title": "Search", "kb_search_bundle": BUNDLE_DIR}
-    yield "search", {**context, "kb_search_preload_marker": PRELOAD_MARKER}, SEARCH_TEMPLATE
+    context = {
+        "title": "Search",
+        "kb_search_bundle": BUNDLE_DIR,
+        "kb_search_preload_marker": PRELOAD_MARKER,
+    }
+    yield "search", context, SEARCH_TEMPLATE
 
 
 # -- Indexing the built site ------------------------------------------------------------------
@@ -237,9 +241,14 @@ def preload_links(bundle: Path, prefix: str) -> str:
     )
 
 
+def output_path(app: Sphinx, docname: str) -> Path:
+    """The file a page is written to (``x.html``, or ``x/index.html`` for dirhtml)."""
+    uri = app.builder.get_target_uri(docname)
+    return Path(app.outdir) / (uri + "index.html" if uri.endswith("/") or not uri else uri)
+
+
 def add_preload_links(app: Sphinx, bundle: Path) -> None:
-    uri = app.builder.get_target_uri("search")
-    page = Path(app.outdir) / (uri + "index.html" if uri.endswith("/") else uri)
+    page = output_path(app, "search")
     prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
     html = page.read_text(encoding="utf-8")
     page.write_text(html.replace(PRELOAD_MARKER, preload_links(bundle, prefix)), encoding="utf-8")
@@ -251,14 +260,8 @@ def searchable_pages(app: Sphinx) -> list[Path]:
     Listed from the environment, not from the output folder: the page of a post deleted
     since the last build is still on disk, and must not be found.
     """
-    outdir = Path(app.outdir)
-    pages = []
-    for docname in sorted(app.env.found_docs):
-        uri = app.builder.get_target_uri(docname)
-        path = outdir / (uri + "index.html" if uri.endswith("/") or not uri else uri)
-        if is_searchable_doc(app, docname) and path.is_file():
-            pages.append(path)
-    return pages
+    pages = (output_path(app, d) for d in sorted(app.env.found_docs) if is_searchable_doc(app, d))
+    return [path for path in pages if path.is_file()]
 
 
 def _build_finished(app: Sphinx, exception) -> None:
@@ -266,14 +269,25 @@ def _build_finished(app: Sphinx, exception) -> None:
         return
     logger.info("kb search: indexing with Pagefind… ", nonl=True)
     start = time.perf_counter()
+    pages = searchable_pages(app)
     count = build_search_index(
         Path(app.outdir),
-        searchable_pages(app),
+        pages,
         workdir=Path(app.doctreedir),
         keep_index_url=app.builder.name == "html",
     )
     add_preload_links(app, Path(app.outdir) / BUNDLE_DIR)
     logger.info("%d pages in %.1f s", count, time.perf_counter() - start)
+    if count != len(pages):
+        logger.warning(
+            "kb search: %d pages should be searchable but the index holds %d. A template "
+            "that replaces the page body may have dropped data-pagefind-body; rebuild from "
+            "scratch (make clean html) and check the templates.",
+            len(pages),
+            count,
+            type="kb",
+            subtype="search",
+        )
 
 
 def setup_search(app: Sphinx) -> None:
