@@ -222,3 +222,17 @@ def test_read_the_docs_search_opens_from_the_box_once_its_addons_load(page, rtd_
     assert page.evaluate("window.rtdShows") == 1
     # The in-site search page still works, whatever the box does.
     assert search(page, rtd_site, "MIG")[0] == "posts/gpu-sharing"
+
+
+def test_more_results_shows_the_next_ten(page, site_url):
+    """On the real site, a common word has more than one page of results."""
+    page.goto(f"{site_url}search.html?q=memory")
+    wait_for_results(page)
+    total = int(page.locator(".kb-search-status").inner_text().split()[0])
+    assert total > 10
+    expect(page.locator(".kb-search-result")).to_have_count(10)
+    more = page.get_by_role("button", name="More results")
+    more.click()
+    expect(page.locator(".kb-search-result")).to_have_count(min(total, 20))
+    if total <= 20:
+        expect(more).to_be_hidden()
