@@ -121,7 +121,10 @@ def test_search_page_replaces_sphinx_search(app):
     script = page.select_one('head script[type="module"]')
     assert script["src"] == "_static/kb-search.js" and script.has_attr("async")
     assert page.select_one('head link[rel="modulepreload"]')["href"] == "pagefind/pagefind.js"
-    # What Pagefind fetches next is preloaded too: files of this very bundle.
+    # Pagefind's entry file is in the page (no request for it), what it fetches next is
+    # preloaded: both of this very bundle.
+    entry = json.loads(page.select_one("head script#kb-search-entry").string)
+    assert entry == json.loads((outdir / "pagefind" / "pagefind-entry.json").read_text())
     preloads = [link["href"] for link in page.select('head link[rel="preload"][as="fetch"]')]
     assert len(preloads) == 2 and all((outdir / href).is_file() for href in preloads)
     assert page.select_one('meta[name="robots"]')["content"] == "noindex"

@@ -52,8 +52,8 @@ EXCLUDE_SELECTORS = (".headerlink", ".kb-post-meta", ".kb-listing", ".kb-all-pos
 SITE_BUILDERS = ("html", "dirhtml")
 
 SEARCH_TEMPLATE = "kb/search.html"
-#: Where the search page gets its preload links, once the bundle's file names are known.
-PRELOAD_MARKER = "<!-- kb-search-preload -->"
+#: Where the search page gets what it needs to know of the bundle, once it is written.
+BUNDLE_MARKER = "<!-- kb-search-bundle -->"
 RTD_SCRIPT = "kb-search-readthedocs.js"
 
 _TAGS = re.compile(r"<[^>]+>")
@@ -148,7 +148,7 @@ def _html_collect_pages(app: Sphinx):
     context = {
         "title": "Search",
         "kb_search_bundle": BUNDLE_DIR,
-        "kb_search_preload_marker": PRELOAD_MARKER,
+        "kb_search_bundle_marker": BUNDLE_MARKER,
     }
     yield "search", context, SEARCH_TEMPLATE
 
@@ -224,21 +224,23 @@ def build_search_index(
     return indexed_page_count(bundle)
 
 
-def preload_links(bundle: Path, prefix: str) -> str:
-    """Links that fetch Pagefind's metadata and WebAssembly while the search page loads.
+def bundle_head_html(bundle: Path, prefix: str) -> str:
+    """What the search page's head learns once the bundle is written.
 
-    Pagefind asks for them only after its entry file; their names carry the index's hash,
-    known once the bundle is written. With several languages, Pagefind picks one by the
-    page's language: preload nothing rather than all.
+    Pagefind's entry file (which languages, which index files) goes into the page, and the
+    search script hands it to Pagefind instead of a request; the files Pagefind fetches
+    next, its metadata and WebAssembly, are preloaded. Their names carry the index's hash.
+    With several languages, Pagefind picks one by the page's language: preload none.
     """
-    entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
-    if len(entry["languages"]) != 1:
-        return ""
-    (language,) = entry["languages"].values()
-    files = [f"pagefind.{language['hash']}.pf_meta", f"wasm.{language['wasm']}.pagefind"]
-    return "".join(
-        f'<link rel="preload" href="{prefix}{name}" as="fetch" crossorigin>' for name in files
-    )
+    entry_text = (bundle / "pagefind-entry.json").read_text(encoding="utf-8")
+    entry = json.loads(entry_text)
+    safe_text = entry_text.replace("</", "<\\/")  # "</" inside <script> could end it early
+    html = [f'<script type="application/json" id="kb-search-entry">{safe_text}</script>']
+    if len(entry["languages"]) == 1:
+        (language,) = entry["languages"].values()
+        for name in (f"pagefind.{language['hash']}.pf_meta", f"wasm.{language['wasm']}.pagefind"):
+            html.append(f'<link rel="preload" href="{prefix}{name}" as="fetch" crossorigin>')
+    return "".join(html)
 
 
 def output_path(app: Sphinx, docname: str) -> Path:
@@ -247,11 +249,11 @@ def output_path(app: Sphinx, docname: str) -> Path:
     return Path(app.outdir) / (uri + "index.html" if uri.endswith("/") or not uri else uri)
 
 
-def add_preload_links(app: Sphinx, bundle: Path) -> None:
+def complete_search_page(app: Sphinx, bundle: Path) -> None:
     page = output_path(app, "search")
     prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
     html = page.read_text(encoding="utf-8")
-    page.write_text(html.replace(PRELOAD_MARKER, preload_links(bundle, prefix)), encoding="utf-8")
+    page.write_text(html.replace(BUNDLE_MARKER, bundle_head_html(bundle, prefix)), encoding="utf-8")
 
 
 def searchable_pages(app: Sphinx) -> list[Path]:
@@ -276,7 +278,7 @@ def _build_finished(app: Sphinx, exception) -> None:
         workdir=Path(app.doctreedir),
         keep_index_url=app.builder.name == "html",
     )
-    add_preload_links(app, Path(app.outdir) / BUNDLE_DIR)
+    complete_search_page(app, Path(app.outdir) / BUNDLE_DIR)
     logger.info("%d pages in %.1f s", count, time.perf_counter() - start)
     if count != len(pages):
         logger.warning(

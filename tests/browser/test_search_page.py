@@ -128,7 +128,12 @@ def test_only_posts_and_real_pages_are_found(page, small_site, offsite):
 
 
 def test_result_shows_title_date_categories_and_highlighted_snippet(page, small_site):
+    requested = []
+    page.on("request", lambda request: requested.append(urlparse(request.url).path))
     search(page, small_site, "MIG")
+    # Pagefind's entry file came with the page; its metadata and WebAssembly once each.
+    assert not [path for path in requested if path.endswith("pagefind-entry.json")]
+    assert len([path for path in requested if path.endswith(".pagefind")]) == 1
     first = page.locator(".kb-search-result").first
     expect(first.locator(".kb-search-result-title a")).to_have_text("Sharing one GPU")
     expect(first.locator("time")).to_have_attribute("datetime", "2025-05-01")

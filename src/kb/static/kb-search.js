@@ -20,6 +20,26 @@ const siteUrl = new URL("../", bundleUrl);
 
 let section, input, form, filterBox, categoryList, statusLine, resultList, moreButton;
 
+// Pagefind's first request is for its entry file (which languages, which index files). The
+// build wrote that file into this page too: answer that one request from the page, and
+// save a round trip before anything else can start (about 90 ms here). Nothing else is
+// touched: the wrapper steps aside after that request.
+function answerEntryFromPage() {
+  const inline = document.getElementById("kb-search-entry");
+  if (inline === null) return;
+  const entry = inline.textContent;
+  const fetchFromNetwork = window.fetch;
+  window.fetch = function (input, init) {
+    const url = new URL(typeof input === "string" ? input : input.url, document.baseURI);
+    if (url.pathname !== new URL("pagefind-entry.json", bundleUrl).pathname) {
+      return fetchFromNetwork.call(this, input, init);
+    }
+    window.fetch = fetchFromNetwork;
+    const headers = { "Content-Type": "application/json" };
+    return Promise.resolve(new Response(entry, { headers }));
+  };
+}
+
 let pagefindPromise = null;
 let filtersPromise = null;
 let latestQuery = 0; // results of an older query never overwrite a newer one
@@ -28,6 +48,7 @@ let shownCount = 0;
 
 function loadPagefind() {
   if (pagefindPromise === null) {
+    answerEntryFromPage();
     pagefindPromise = import(new URL("pagefind.js", bundleUrl).href).then(async (pagefind) => {
       await pagefind.options({
         // Result URLs are relative to the site's root, wherever it is served (Read the Docs
