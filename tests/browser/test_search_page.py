@@ -241,3 +241,14 @@ def test_more_results_shows_the_next_ten(page, site_url):
     expect(page.locator(".kb-search-result")).to_have_count(min(total, 20))
     if total <= 20:
         expect(more).to_be_hidden()
+
+
+def test_opened_from_files_the_page_says_why_search_is_off(browser, tmp_path_factory):
+    outdir = tmp_path_factory.mktemp("search-files")
+    server, _ = _build_and_serve(outdir)
+    server.shutdown()
+    context = browser.new_context()  # no network at all: a file:// page
+    page = context.new_page()
+    page.goto((outdir / "en" / "latest" / "search.html").as_uri() + "?q=MIG")
+    expect(page.locator(".kb-search-status")).to_contain_text("served over HTTP")
+    context.close()

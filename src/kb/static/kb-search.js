@@ -177,7 +177,7 @@ async function runSearch() {
   } catch (error) {
     statusLine.textContent =
       "Search could not load its index. It needs the site served over HTTP " +
-      "(for example `kb serve`), not opened from files.";
+      "(make serve), not opened from files.";
     throw error;
   }
   const filters = categories.length ? { category: { any: categories } } : {};
