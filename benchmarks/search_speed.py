@@ -5,13 +5,15 @@ and a table, a few kernel terms per post), builds it twice with the `kb` extensi
 our Pagefind search and once with Sphinx's built-in search (``-D kb_search=0``), serves each
 on 127.0.0.1 and opens ``search.html?q=<query>`` in Debian's Chromium (Playwright), with a
 cold cache each run. It counts the bytes the server sends (headers and bodies, the page and
-any web worker alike; no compression: Python's server sends files as they are, over
-keep-alive HTTP/1.1) and the time from the start of navigation to the first result on
-screen (and to the last byte the query fetched: Sphinx keeps fetching each hit's page for
-its snippet). Other work on the machine slows the timings: the table prints the load average.
+any web worker alike, over keep-alive HTTP/1.1; uncompressed as Python's server sends files,
+or with ``--gzip`` compressed as static hosts compress text), and the time from the start
+of navigation to the first result on screen and to the last byte the query fetched (Sphinx
+keeps fetching each hit's page for its snippet). Other work on the machine slows the
+timings: the table prints the load average.
 
     python benchmarks/search_speed.py                      # 1000 posts, query wgmma.mma_async
     python benchmarks/search_speed.py --posts 300 --runs 3 --query "head dimension 64"
+    python benchmarks/search_speed.py --gzip --workdir /tmp/bench --skip-build  # reuse
 
 Self-contained: it shares no code with the tests or the other benchmarks.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import json
 import multiprocessing
 import os
@@ -257,7 +260,9 @@ class _CountingHandler(SimpleHTTPRequestHandler):
 
     def do_GET(self):
         if self.path != SENT_PATH:
-            return super().do_GET()
+            if not (self.server.gzip and self._send_gzipped()):
+                super().do_GET()
+            return
         body = json.dumps(self.server.sent).encode()
         self.server.sent = []
         self.send_response(200)
@@ -266,22 +271,42 @@ class _CountingHandler(SimpleHTTPRequestHandler):
         self.wfile.raw.write(body)
         self.server.sent = []
 
+    def _send_gzipped(self) -> bool:
+        """Compress text files on the way, as static hosts do (Pagefind's are compressed)."""
+        path = Path(self.translate_path(self.path))
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (accepts and path.is_file() and path.suffix in GZIP_SUFFIXES):
+            return False
+        body = gzip.compress(path.read_bytes(), mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return True
+
     def log_message(self, *args):
         pass
 
 
-def _serve_forever(directory: str, port) -> None:
+GZIP_SUFFIXES = (".html", ".css", ".js", ".json", ".svg")
+
+
+def _serve_forever(directory: str, port, compress: bool) -> None:
     handler = functools.partial(_CountingHandler, directory=directory)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.sent = []
+    server.gzip = compress
     port.put(server.server_address[1])
     server.serve_forever()
 
 
-def serve(directory: Path) -> tuple[multiprocessing.Process, str]:
+def serve(directory: Path, compress: bool) -> tuple[multiprocessing.Process, str]:
     """Serve ``directory`` from another process, so the browser's driver never slows it."""
     port = multiprocessing.Queue()
-    process = multiprocessing.Process(target=_serve_forever, args=(str(directory), port))
+    args = (str(directory), port, compress)
+    process = multiprocessing.Process(target=_serve_forever, args=args)
     process.start()
     return process, f"http://127.0.0.1:{port.get(timeout=30)}"
 
@@ -324,8 +349,8 @@ def measure(browser, base: str, query: str) -> dict:
     }
 
 
-def run_engine(browser, outdir: Path, query: str, runs: int) -> dict:
-    server, base = serve(outdir)
+def run_engine(browser, outdir: Path, query: str, runs: int, compress: bool) -> dict:
+    server, base = serve(outdir, compress)
     try:
         measure(browser, base, query)  # warm Chromium's own start-up, not the page
         samples = [measure(browser, base, query) for _ in range(runs)]
@@ -348,6 +373,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--workdir", type=Path, help="keep the site and builds here")
     parser.add_argument("--files", action="store_true", help="list what each engine fetched")
+    parser.add_argument(
+        "--gzip", action="store_true", help="compress HTML, CSS, JS and JSON as hosts do"
+    )
     parser.add_argument(
         "--skip-build", action="store_true", help="measure the builds already in --workdir"
     )
@@ -377,12 +405,13 @@ def main(argv=None) -> int:
                 executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
             )
             for name, (outdir, _) in builds.items():
-                rows[name] = run_engine(browser, outdir, args.query, args.runs)
+                rows[name] = run_engine(browser, outdir, args.query, args.runs, args.gzip)
             browser.close()
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
-        f"\nOne query ({args.query!r}) on {args.posts} posts; median of {args.runs} cold runs;"
+        f"\nOne query ({args.query!r}) on {args.posts} posts, "
+        f"{'gzip' if args.gzip else 'uncompressed'}; median of {args.runs} cold runs;"
         f" {os.cpu_count()} CPUs, load average {load}"
     )
     header = (
