@@ -44,9 +44,19 @@ BUNDLE_DIR = "pagefind"
 
 #: Parts of an indexed page that are not its content: heading permalinks ("¶"); a post's
 #: date, authors, categories and reading time (results show date and categories from the
-#: metadata, so snippets stay about the text); lists of other posts (the home page's latest
-#: posts), which would repeat their excerpts.
-EXCLUDE_SELECTORS = (".headerlink", ".kb-post-meta", ".kb-listing", ".kb-all-posts")
+#: metadata, so snippets stay about the text); whatever lists other posts, which would make
+#: a post found by their titles and excerpts: the home page's latest posts, a series' box
+#: and its previous/next links (kb.series); the "Cite this post" box (kb.citation), which
+#: repeats the title.
+EXCLUDE_SELECTORS = (
+    ".headerlink",
+    ".kb-post-meta",
+    ".kb-listing",
+    ".kb-all-posts",
+    ".kb-series-box",
+    ".kb-series-nav",
+    ".kb-cite",
+)
 
 #: Builders whose output is a browsable site with one HTML file per page.
 SITE_BUILDERS = ("html", "dirhtml")
