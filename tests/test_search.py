@@ -17,6 +17,8 @@ from ablog.blog import Blog
 from helpers import soup
 from sphinx.errors import ExtensionError
 
+from kb import search
+
 SEARCHABLE = {
     "index",
     "about",
@@ -218,3 +220,16 @@ def test_warns_when_a_searchable_page_lost_its_marker(app):
     app.events.emit("build-finished", None)  # index again, as the end of the next build would
     assert "7 pages should be searchable but the index holds 6" in app.warning.getvalue()
     assert "/about.html" not in fragments(Path(app.outdir))
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-rules")
+def test_which_documents_are_searchable(app):
+    app.build()
+    assert search.is_searchable_doc(app, "about")  # a real page
+    assert search.is_searchable_doc(app, "posts/gpu-sharing")  # a published post
+    assert not search.is_searchable_doc(app, "posts/unpublished")  # a draft
+    assert not search.is_searchable_doc(app, "search")  # generated, not a document
+    # A file ablog takes for a post but the catalog left out (undated, or rejected by the
+    # checks) is neither a post nor a real page.
+    app.env.ablog_posts["about"] = app.env.ablog_posts["posts/gpu-sharing"]
+    assert not search.is_searchable_doc(app, "about")

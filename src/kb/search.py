@@ -101,11 +101,17 @@ def mark_searchable(body: str, title: str, post: Post | None) -> str:
 
 
 def is_searchable_doc(app: Sphinx, docname: str) -> bool:
-    """Posts and real pages, written from a source; not unpublished drafts."""
+    """Published posts and real pages, written from a source.
+
+    Not drafts, and not a file ablog takes for a post that the catalog leaves out (undated,
+    or rejected by the checks): it is no real page either.
+    """
     if docname not in app.env.found_docs:
         return False
     post = get_catalog(app).by_docname(docname)
-    return post is None or post.published
+    if post is not None:
+        return post.published
+    return docname not in getattr(app.env, "ablog_posts", {})
 
 
 def is_searchable(app: Sphinx, pagename: str, templatename: str, doctree) -> bool:
