@@ -233,3 +233,23 @@ def test_which_documents_are_searchable(app):
     # checks) is neither a post nor a real page.
     app.env.ablog_posts["about"] = app.env.ablog_posts["posts/gpu-sharing"]
     assert not search.is_searchable_doc(app, "about")
+
+
+def test_unchanged_pages_keep_the_bundle_as_it_is(make_app, rootdir, tmp_path):
+    # Pagefind writes its filter index in an arbitrary order: only changed pages may touch it.
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    make_app("html", srcdir=srcdir).build()
+    outdir = srcdir / "_build" / "html"
+
+    def bundle():
+        files = sorted((outdir / "pagefind").rglob("*"))
+        return {p: p.read_bytes() for p in files if p.is_file()}
+
+    before, page = bundle(), (outdir / "search.html").read_bytes()
+    written = (outdir / "pagefind" / "pagefind-entry.json").stat().st_mtime_ns
+    Blog._dict.clear()
+    make_app("html", srcdir=srcdir).build()
+    assert (outdir / "pagefind" / "pagefind-entry.json").stat().st_mtime_ns == written
+    assert bundle() == before
+    assert (outdir / "search.html").read_bytes() == page

@@ -20,6 +20,8 @@ What this module does:
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -65,6 +67,8 @@ SEARCH_TEMPLATE = "kb/search.html"
 #: Where the search page gets what it needs to know of the bundle, once it is written.
 BUNDLE_MARKER = "<!-- kb-search-bundle -->"
 RTD_SCRIPT = "kb-search-readthedocs.js"
+#: In the doctree folder: what the last bundle was made from.
+STATE_FILE = "kb-search-state"
 
 _TAGS = re.compile(r"<[^>]+>")
 
@@ -225,19 +229,50 @@ def build_search_index(
             "kb_search = False in conf.py to fall back to Sphinx's built-in search."
         )
     bundle = outdir / BUNDLE_DIR
-    # A fresh bundle each time: fragments of deleted or renamed pages must not linger.
+    command = pagefind_command(executable, Path("<staging>"), bundle, keep_index_url)
+    state = workdir / STATE_FILE
+    fingerprint = _fingerprint(command, pages, outdir)
+    # Same pages, same settings: keep the bundle. Pagefind writes its filter index in an
+    # arbitrary order (Pagefind/pagefind#638), so indexing again would change files (and
+    # the search page, which names them) for nothing.
+    if (bundle / "pagefind-entry.json").is_file() and _read(state) == fingerprint:
+        return indexed_page_count(bundle)
+    # A fresh bundle: fragments of deleted or renamed pages must not linger.
     shutil.rmtree(bundle, ignore_errors=True)
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="kb-search-", dir=workdir) as staging:
         _stage(pages, outdir, Path(staging))
-        command = pagefind_command(executable, Path(staging), bundle, keep_index_url)
+        command[command.index("<staging>")] = staging
         result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise ExtensionError(
             f"kb search: Pagefind failed (exit status {result.returncode}) while indexing "
             f"{outdir}:\n{result.stdout}{result.stderr}"
         )
+    state.write_text(fingerprint, encoding="utf-8")
     return indexed_page_count(bundle)
+
+
+def _fingerprint(command: list[str], pages: list[Path], outdir: Path) -> str:
+    """What the bundle is made from: the indexer and its settings, each page's path and bytes."""
+    digest = hashlib.sha256("\0".join([_pagefind_version(), *command]).encode())
+    for path in pages:
+        digest.update(str(path.relative_to(outdir)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _pagefind_version() -> str:
+    try:
+        return importlib.metadata.version("pagefind")
+    except importlib.metadata.PackageNotFoundError:  # a binary found on PATH
+        return "unknown"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def bundle_head_html(bundle: Path, prefix: str) -> str:
