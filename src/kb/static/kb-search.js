@@ -147,17 +147,15 @@ function resultItem(data) {
 async function showMore(queryId) {
   const slice = shownResults.slice(shownCount, shownCount + PAGE_SIZE);
   shownCount += slice.length;
-  // One empty slot per result, filled as soon as its fragment arrives: the first results
-  // show without waiting for the slowest, and the order stays Pagefind's.
-  const slots = slice.map(() => document.createElement("li"));
-  resultList.append(...slots);
-  await Promise.all(
-    slice.map(async (result, i) => {
-      const data = await result.data();
-      if (queryId === latestQuery) slots[i].replaceWith(resultItem(data));
-    }),
-  );
-  if (queryId === latestQuery) moreButton.hidden = shownCount >= shownResults.length;
+  // Fetch every fragment at once, show each result as soon as it and those above it have
+  // arrived: the first results appear early, and nothing moves under the reader's pointer.
+  const pending = slice.map((result) => result.data());
+  for (const data of pending) {
+    const item = resultItem(await data);
+    if (queryId !== latestQuery) return;
+    resultList.append(item);
+  }
+  moreButton.hidden = shownCount >= shownResults.length;
 }
 
 async function runSearch() {
