@@ -174,3 +174,8 @@ kb_feed_fulltext = False  # the whole post in each item instead of its excerpt
 # The line after each item; {post_link} and {site_link} become links.
 kb_feed_footer = "The post {post_link} appeared first on {site_link}."
 kb_feed_footer_external = "The post {post_link} was listed on {site_link}."
+# Full-text search is Pagefind's, indexed at the end of every build (src/kb/search.py). On
+# Read the Docs, furo's search box opens Read the Docs' server-side search instead; the
+# site's own search page keeps working, offline too.
+if os.environ.get("READTHEDOCS"):
+    kb_search_readthedocs = True

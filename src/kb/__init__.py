@@ -24,6 +24,7 @@ from . import (
     math,
     meta,
     postpage,
+    search,
     series,
     sidebars,
     uniqueids,
@@ -66,6 +67,7 @@ def setup(app: Sphinx) -> dict:
     benchmark.setup_benchmark(app)
     uniqueids.setup_uniqueids(app)
     buildspeed.setup_buildspeed(app)
+    search.setup_search(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,

@@ -36,6 +36,10 @@ class KbConfig:
     feed_footer: str = "The post {post_link} appeared first on {site_link}."
     #: The same for a post whose article lives elsewhere (``external_link``).
     feed_footer_external: str = "The post {post_link} was listed on {site_link}."
+    #: Full-text search with Pagefind (see kb/search.py); False keeps Sphinx's built-in search.
+    search: bool = True
+    #: Let furo's search box open Read the Docs' server-side search (set on Read the Docs).
+    search_readthedocs: bool = False
 
 
 REBUILD = {"categories": "env", "page_size": "html", "home_posts": "html"}
@@ -109,6 +113,8 @@ def read_config(sphinx_config) -> KbConfig:
     values = {
         "categories": categories,
         "site_name": sphinx_config.kb_site_name or sphinx_config.project,
+        "search": bool(sphinx_config.kb_search),
+        "search_readthedocs": bool(sphinx_config.kb_search_readthedocs),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):

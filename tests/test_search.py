@@ -1,0 +1,255 @@
+"""Search: what the build marks as searchable, and what Pagefind's bundle then holds.
+
+Builds tests/roots/test-search (five published posts, a draft, a real page, the home page
+with its list of posts) and reads the HTML and the bundle's fragments, which are gzipped
+JSON: one per indexed page, with its URL, text, metadata and filters.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from ablog.blog import Blog
+from helpers import soup
+from sphinx.errors import ExtensionError
+
+from kb import search
+
+SEARCHABLE = {
+    "index",
+    "about",
+    "posts/warp-shuffles",
+    "posts/sync-basics",
+    "posts/hopper-gemm",
+    "posts/blackwell-formats",
+    "posts/gpu-sharing",
+}
+
+
+def html_pages(outdir: Path) -> dict[str, Path]:
+    """Every page of the site by docname, bundle and static files aside."""
+    return {
+        str(path.relative_to(outdir).with_suffix("")): path
+        for path in outdir.rglob("*.html")
+        if path.relative_to(outdir).parts[0] not in ("_static", "pagefind")
+    }
+
+
+def fragments(outdir: Path) -> dict[str, dict]:
+    """The bundle's pages by URL."""
+    pages = {}
+    for path in (outdir / "pagefind" / "fragment").glob("*.pf_fragment"):
+        data = gzip.decompress(path.read_bytes())
+        assert data.startswith(b"pagefind_dcd")
+        fragment = json.loads(data[len(b"pagefind_dcd") :])
+        pages[fragment["url"]] = fragment
+    return pages
+
+
+@pytest.mark.sphinx("html", testroot="search")
+def test_only_posts_and_real_pages_carry_the_search_body(app, warning):
+    app.build()
+    assert warning.getvalue() == ""
+    pages = html_pages(Path(app.outdir))
+    assert "blog/category/article" in pages and "posts/unpublished" in pages
+    marked = {name for name, path in pages.items() if soup(path).select("[data-pagefind-body]")}
+    assert marked == SEARCHABLE
+    for name in SEARCHABLE:
+        page = soup(pages[name])
+        (body,) = page.select("[data-pagefind-body]")
+        # The article's content only: never furo's sidebar, header or footer.
+        assert body.find_parent("article", id="furo-main-content") is not None
+        assert not page.select(".sidebar-drawer [data-pagefind-body]")
+        assert body.find("h1") is not None
+
+
+@pytest.mark.sphinx("html", testroot="search")
+def test_metadata_and_category_filters_sit_outside_the_indexed_text(app):
+    app.build()
+    page = soup(Path(app.outdir) / "posts" / "gpu-sharing.html")
+    (meta,) = page.select(".kb-search-meta")
+    assert meta.has_attr("hidden")
+    assert meta.find_parent(attrs={"data-pagefind-body": True}) is None
+    assert meta.select_one('[data-pagefind-meta="title"]').get_text() == "Sharing one GPU"
+    assert meta.select_one('[data-pagefind-meta="date"]').get_text() == "2025-05-01"
+    categories = [s.get_text() for s in meta.select('[data-pagefind-filter="category"]')]
+    assert categories == ["Article", "Benchmarks"]
+
+    about = soup(Path(app.outdir) / "about.html").select_one(".kb-search-meta")
+    assert about.select_one('[data-pagefind-meta="title"]').get_text() == "About this site"
+    assert about.select('[data-pagefind-meta="date"], [data-pagefind-filter]') == []
+
+
+@pytest.mark.sphinx("html", testroot="search")
+def test_bundle_holds_posts_and_pages_but_no_listings(app):
+    app.build()
+    outdir = Path(app.outdir)
+    for name in ("pagefind.js", "pagefind-entry.json", "wasm.en.pagefind"):
+        assert (outdir / "pagefind" / name).is_file(), name
+    entry = json.loads((outdir / "pagefind" / "pagefind-entry.json").read_text())
+    assert entry["languages"]["en"]["page_count"] == len(SEARCHABLE)
+
+    pages = fragments(outdir)
+    assert set(pages) == {f"/{name}.html" for name in SEARCHABLE}
+    post = pages["/posts/gpu-sharing.html"]
+    assert post["meta"] == {"title": "Sharing one GPU", "date": "2025-05-01"}
+    assert post["filters"] == {"category": ["Article", "Benchmarks"]}
+    assert "MIG partitions a GPU" in post["content"]
+    # Tags are words to find; the date, author and reading-time line is not (results show
+    # date and categories from the metadata).
+    assert "Tags: virtualization" in post["content"]
+    assert "min read" not in post["content"] and "Lovelace" not in post["content"]
+    # The home page keeps its own words but not the excerpts of its list of posts, and no
+    # heading permalinks ("¶") anywhere.
+    home = pages["/index.html"]["content"]
+    assert "Notes on kernels" in home
+    assert "butterfly" not in home and "MIG" not in home
+    assert not any("¶" in page["content"] for page in pages.values())
+
+
+@pytest.mark.sphinx("html", testroot="search")
+def test_search_page_replaces_sphinx_search(app):
+    app.build()
+    outdir = Path(app.outdir)
+    assert not (outdir / "searchindex.js").exists()
+    page = soup(outdir / "search.html")
+    assert page.select_one("article section#kb-search input#kb-search-input[name=q]")
+    # The page's script and Pagefind load from the head, while the page is parsed.
+    assert page.select_one('head meta[name="kb-search-bundle"]')["content"] == "pagefind/"
+    script = page.select_one('head script[type="module"]')
+    assert script["src"] == "_static/kb-search.js" and script.has_attr("async")
+    assert page.select_one('head link[rel="modulepreload"]')["href"] == "pagefind/pagefind.js"
+    # Pagefind's entry file is in the page (no request for it), what it fetches next is
+    # preloaded: both of this very bundle.
+    entry = json.loads(page.select_one("head script#kb-search-entry").string)
+    assert entry == json.loads((outdir / "pagefind" / "pagefind-entry.json").read_text())
+    preloads = [link["href"] for link in page.select('head link[rel="preload"][as="fetch"]')]
+    assert len(preloads) == 2 and all((outdir / href).is_file() for href in preloads)
+    assert page.select_one('meta[name="robots"]')["content"] == "noindex"
+    assert not page.select('script[src*="searchindex"], script[src*="searchtools"]')
+    # No code on the search page, so no highlighting styles; other pages keep them.
+    assert not page.select('link[href*="pygments.css"]')
+    assert soup(outdir / "posts" / "hopper-gemm.html").select('link[href*="pygments.css"]')
+    assert (outdir / "_static" / "kb-search.js").is_file()
+    assert (outdir / "_static" / "kb-search.css").is_file()
+    # furo's sidebar box, on every page, asks our search page and nothing else.
+    post = soup(outdir / "posts" / "hopper-gemm.html")
+    (form,) = post.select("form.sidebar-search-container")
+    assert form["action"] == "../search.html"
+    assert [i["name"] for i in form.select("input")] == ["q"]
+    assert not post.select('script[src*="kb-search-readthedocs"]')
+
+
+@pytest.mark.sphinx(
+    "html", testroot="search", srcdir="search-rtd", confoverrides={"kb_search_readthedocs": True}
+)
+def test_read_the_docs_script_on_every_page_when_asked(app):
+    app.build()
+    for name in ("index.html", "posts/hopper-gemm.html", "search.html"):
+        page = soup(Path(app.outdir) / name)
+        (script,) = page.select('script[src*="kb-search-readthedocs.js"]')
+        assert script.has_attr("defer")
+    assert (Path(app.outdir) / "_static" / "kb-search-readthedocs.js").is_file()
+
+
+@pytest.mark.sphinx(
+    "html", testroot="search", srcdir="search-off", confoverrides={"kb_search": False}
+)
+def test_sphinx_search_stays_when_kb_search_is_off(app, warning):
+    app.build()
+    assert warning.getvalue() == ""
+    outdir = Path(app.outdir)
+    assert (outdir / "searchindex.js").is_file()
+    assert not (outdir / "pagefind").exists()
+    page = soup(outdir / "search.html")
+    assert page.select('script[src*="searchindex.js"]')
+    assert not page.select("#kb-search, [data-pagefind-body]")
+
+
+def test_deleted_post_leaves_the_index_on_the_next_build(make_app, rootdir, tmp_path):
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    make_app("html", srcdir=srcdir).build()
+    outdir = srcdir / "_build" / "html"
+    assert "/posts/sync-basics.html" in fragments(outdir)
+
+    (srcdir / "posts" / "sync-basics.md").unlink()
+    Blog._dict.clear()  # ablog's class-level state would remember the deleted post
+    make_app("html", srcdir=srcdir).build()
+    # Sphinx leaves the old page on disk; the index must not list it.
+    assert (outdir / "posts" / "sync-basics.html").exists()
+    assert set(fragments(outdir)) == {
+        f"/{name}.html" for name in SEARCHABLE if name != "posts/sync-basics"
+    }
+
+
+@pytest.mark.sphinx("dirhtml", testroot="search", srcdir="search-dirhtml")
+def test_folder_urls_with_the_dirhtml_builder(app, warning):
+    app.build()
+    assert warning.getvalue() == ""
+    outdir = Path(app.outdir)
+    assert set(fragments(outdir)) == {
+        "/" if name == "index" else f"/{name}/" for name in SEARCHABLE
+    }
+    page = soup(outdir / "search" / "index.html")
+    assert page.select_one('meta[name="kb-search-bundle"]')["content"] == "../pagefind/"
+    for link in page.select('head link[rel="preload"]'):
+        assert (outdir / "search" / link["href"]).resolve().is_file()
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-no-binary")
+def test_missing_pagefind_binary_says_what_to_do(app, monkeypatch):
+    import pagefind.service
+
+    monkeypatch.setattr(pagefind.service, "get_executable", lambda: None)
+    with pytest.raises(ExtensionError, match=r"pip install 'pagefind\[extended\]'"):
+        app.build()
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-lost-marker")
+def test_warns_when_a_searchable_page_lost_its_marker(app):
+    app.build()
+    assert app.warning.getvalue() == ""
+    # As if a template override had dropped the marker from one page.
+    about = Path(app.outdir) / "about.html"
+    about.write_text(about.read_text().replace("data-pagefind-body", ""), encoding="utf-8")
+    app.events.emit("build-finished", None)  # index again, as the end of the next build would
+    assert "7 pages should be searchable but the index holds 6" in app.warning.getvalue()
+    assert "/about.html" not in fragments(Path(app.outdir))
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-rules")
+def test_which_documents_are_searchable(app):
+    app.build()
+    assert search.is_searchable_doc(app, "about")  # a real page
+    assert search.is_searchable_doc(app, "posts/gpu-sharing")  # a published post
+    assert not search.is_searchable_doc(app, "posts/unpublished")  # a draft
+    assert not search.is_searchable_doc(app, "search")  # generated, not a document
+    # A file ablog takes for a post but the catalog left out (undated, or rejected by the
+    # checks) is neither a post nor a real page.
+    app.env.ablog_posts["about"] = app.env.ablog_posts["posts/gpu-sharing"]
+    assert not search.is_searchable_doc(app, "about")
+
+
+def test_unchanged_pages_keep_the_bundle_as_it_is(make_app, rootdir, tmp_path):
+    # Pagefind writes its filter index in an arbitrary order: only changed pages may touch it.
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    make_app("html", srcdir=srcdir).build()
+    outdir = srcdir / "_build" / "html"
+
+    def bundle():
+        files = sorted((outdir / "pagefind").rglob("*"))
+        return {p: p.read_bytes() for p in files if p.is_file()}
+
+    before, page = bundle(), (outdir / "search.html").read_bytes()
+    written = (outdir / "pagefind" / "pagefind-entry.json").stat().st_mtime_ns
+    Blog._dict.clear()
+    make_app("html", srcdir=srcdir).build()
+    assert (outdir / "pagefind" / "pagefind-entry.json").stat().st_mtime_ns == written
+    assert bundle() == before
+    assert (outdir / "search.html").read_bytes() == page
