@@ -50,6 +50,10 @@ NOT_SITE = {
     ".github",
 }
 MODES = ("clean", "no-change", "edit", "add")
+# The same changes built as `kb serve` builds them: the search index is written by a
+# background process after the build returns (kb_search_defer); we wait for it between runs.
+PREVIEW_MODES = ("edit-preview", "add-preview")
+PREVIEW_OPTIONS = ["-D", "kb_search_defer=1"]
 
 #: The issue's targets at 1000 posts on the 2-core reference machine.
 TARGETS = {
@@ -160,7 +164,7 @@ def build_env() -> dict[str, str]:
     return env
 
 
-def sphinx_command(site: Site, profile: Path | None = None) -> list[str]:
+def sphinx_command(site: Site, profile: Path | None = None, options=()) -> list[str]:
     command = [sys.executable]
     if profile is not None:
         command += ["-m", "cProfile", "-o", str(profile)]
@@ -174,17 +178,21 @@ def sphinx_command(site: Site, profile: Path | None = None) -> list[str]:
         str(site.html),
         "-d",
         str(site.doctrees),
+        *options,
     ]
 
 
-def run_build(site: Site, profile: Path | None = None) -> Run:
+def run_build(site: Site, profile: Path | None = None, options=()) -> Run:
     """One build as a child process: wall time, its peak resident memory, warning count."""
     log = site.out.parent / "build.log"
     site.out.mkdir(parents=True, exist_ok=True)
     with log.open("w") as stderr:
         start = time.perf_counter()
         process = subprocess.Popen(
-            sphinx_command(site, profile), stdout=subprocess.DEVNULL, stderr=stderr, env=build_env()
+            sphinx_command(site, profile, options),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=build_env(),
         )
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
@@ -205,10 +213,10 @@ def prepare(site: Site, mode: str) -> None:
     """Make the change that ``mode`` times."""
     if mode == "clean":
         shutil.rmtree(site.out, ignore_errors=True)
-    elif mode == "edit":
+    elif mode in ("edit", "edit-preview"):
         site.edits += 1
         corpus.edit_post(site.posts[len(site.posts) // 2], site.edits)
-    elif mode == "add":
+    elif mode in ("add", "add-preview"):
         site.added += 1
         site.posts.append(corpus.add_post(site.src, site.added, site.authors, site.categories))
 
@@ -243,7 +251,29 @@ def measure_site(site: Site, repeats: dict[str, int], log) -> SiteResult:
             result.post_page_kb = post_page(site).stat().st_size / 1024
             pagefind = site.html / "pagefind"
             result.pagefind_mb = tree_mb(pagefind) if pagefind.is_dir() else None
+    if site.name == "ours":
+        for mode in PREVIEW_MODES:
+            for number in range(1, repeats["edit"] + 1):
+                prepare(site, mode)
+                run = run_build(site, options=PREVIEW_OPTIONS)
+                catch_up = wait_for_background_search()
+                result.runs.setdefault(mode, []).append(run)
+                log(
+                    f"[{site.name}] {mode} {number}/{repeats['edit']}: {run.seconds:.2f} s"
+                    f" ({run.cpu:.2f} s CPU); search index caught up {catch_up:.2f} s later"
+                )
     return result
+
+
+def wait_for_background_search(limit: float = 120.0) -> float:
+    """Seconds until no deferred Pagefind run (``kb.search_worker``) is left."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < limit:
+        running = subprocess.run(["pgrep", "-f", "kb.search_worker"], capture_output=True)
+        if running.returncode != 0:
+            break
+        time.sleep(0.05)
+    return time.perf_counter() - start
 
 
 # -- Reporting --------------------------------------------------------------------------------
@@ -274,8 +304,10 @@ def table(results: list[SiteResult]) -> str:
         "no-change": "no-change rebuild",
         "edit": "one-post edit",
         "add": "one post added",
+        "edit-preview": "one-post edit, as `kb serve` builds (search indexed after)",
+        "add-preview": "one post added, as `kb serve` builds (search indexed after)",
     }
-    for mode in MODES:
+    for mode in (*MODES, *PREVIEW_MODES):
         row = [labels[mode]] + [spread(r.seconds(mode)) for r in results]
         if ours and stock:
             row.append(ratio(ours.median(mode), stock.median(mode)))
@@ -332,6 +364,12 @@ def check_targets(ours: SiteResult, stock: SiteResult | None) -> list[str]:
             f"no-change rebuild ({clock})", median(ours, "no-change"), TARGETS["no-change"], " s"
         )
         verdict(f"one-post edit ({clock})", median(ours, "edit"), TARGETS["edit"], " s")
+        verdict(
+            f"one-post edit as kb serve builds it ({clock})",
+            median(ours, "edit-preview"),
+            TARGETS["edit"],
+            " s",
+        )
     verdict("post page HTML", ours.post_page_kb, TARGETS["page_kb"], " KB")
     return lines
 

@@ -253,3 +253,30 @@ def test_unchanged_pages_keep_the_bundle_as_it_is(make_app, rootdir, tmp_path):
     assert (outdir / "pagefind" / "pagefind-entry.json").stat().st_mtime_ns == written
     assert bundle() == before
     assert (outdir / "search.html").read_bytes() == page
+
+
+def test_deferred_indexing_catches_up_after_the_build_returns(make_app, rootdir, tmp_path):
+    """``kb serve``'s setting: the build returns before Pagefind runs; the index follows."""
+    import time
+
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    make_app("html", srcdir=srcdir).build()
+    outdir = srcdir / "_build" / "html"
+    (srcdir / "posts" / "sync-basics.md").unlink()
+    Blog._dict.clear()
+    make_app("html", srcdir=srcdir, confoverrides={"kb_search_defer": True}).build()
+    expected = {f"/{name}.html" for name in SEARCHABLE if name != "posts/sync-basics"}
+    deadline = time.monotonic() + 60
+    while set(fragments(outdir)) != expected and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert set(fragments(outdir)) == expected
+    # The search page names the new bundle once the background run has filled it in.
+    while search.BUNDLE_MARKER in (outdir / "search.html").read_text() and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.2)
+    entry = soup(outdir / "search.html").select_one("#kb-search-entry")
+    assert json.loads(entry.get_text()) == json.loads(
+        (outdir / "pagefind" / "pagefind-entry.json").read_text()
+    )

@@ -184,6 +184,9 @@ def serve_command(site: Site, port: int) -> list[str]:
         "-d",
         str(root / "_build" / "doctrees"),
         "-n",
+        # The edited page first; the search index follows a few seconds later.
+        "-D",
+        "kb_search_defer=1",
         "--host",
         "127.0.0.1",
         "--port",

@@ -40,6 +40,8 @@ class KbConfig:
     search: bool = True
     #: Let furo's search box open Read the Docs' server-side search (set on Read the Docs).
     search_readthedocs: bool = False
+    #: Index in a background process after the build returns (``kb serve`` sets it).
+    search_defer: bool = False
 
 
 REBUILD = {"categories": "env", "page_size": "html", "home_posts": "html"}
@@ -115,6 +117,7 @@ def read_config(sphinx_config) -> KbConfig:
         "site_name": sphinx_config.kb_site_name or sphinx_config.project,
         "search": bool(sphinx_config.kb_search),
         "search_readthedocs": bool(sphinx_config.kb_search_readthedocs),
+        "search_defer": bool(sphinx_config.kb_search_defer),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):

@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from html import escape, unescape
@@ -302,7 +303,10 @@ def output_path(app: Sphinx, docname: str) -> Path:
 
 def complete_search_page(app: Sphinx, bundle: Path) -> None:
     page = output_path(app, "search")
-    prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
+    fill_search_page(page, bundle, root_prefix(app, "search") + BUNDLE_DIR + "/")
+
+
+def fill_search_page(page: Path, bundle: Path, prefix: str) -> None:
     html = page.read_text(encoding="utf-8")
     page.write_text(html.replace(BUNDLE_MARKER, bundle_head_html(bundle, prefix)), encoding="utf-8")
 
@@ -320,9 +324,13 @@ def searchable_pages(app: Sphinx) -> list[Path]:
 def _build_finished(app: Sphinx, exception) -> None:
     if exception is not None or not _enabled(app):
         return
+    pages = searchable_pages(app)
+    bundle = Path(app.outdir) / BUNDLE_DIR
+    if app.kb_config.search_defer and (bundle / "pagefind-entry.json").is_file():
+        index_in_background(app, pages)
+        return
     logger.info("kb search: indexing with Pagefind… ", nonl=True)
     start = time.perf_counter()
-    pages = searchable_pages(app)
     count = build_search_index(
         Path(app.outdir),
         pages,
@@ -341,6 +349,35 @@ def _build_finished(app: Sphinx, exception) -> None:
             type="kb",
             subtype="search",
         )
+
+
+# -- Indexing after the build returns (live preview) -------------------------------------------
+
+BACKGROUND_LOG = "kb-search-background.log"
+
+
+def index_in_background(app: Sphinx, pages: list[Path]) -> None:
+    """Index in a detached process, so a preview shows the edited page without waiting.
+
+    Only with ``kb_search_defer`` (``kb serve`` sets it) and once a first bundle exists: the
+    search page keeps working from the previous bundle until the new one is in place, a few
+    seconds later. ``make html``, CI and Read the Docs index before the build returns.
+    """
+    outdir, workdir = Path(app.outdir), Path(app.doctreedir)
+    listing = workdir / "kb-search-pages.txt"
+    listing.write_text("\n".join(str(p.relative_to(outdir)) for p in pages), encoding="utf-8")
+    search_page = output_path(app, "search")
+    prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
+    arguments = [str(outdir), str(workdir), str(listing), str(search_page), prefix]
+    arguments.append("keep-url" if app.builder.name == "html" else "folder-url")
+    with open(workdir / BACKGROUND_LOG, "w", encoding="utf-8") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "kb.search_worker", *arguments],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # outlives sphinx-build and sphinx-autobuild's rebuild
+        )
+    logger.info("kb search: indexing %d pages in the background", len(pages))
 
 
 def setup_search(app: Sphinx) -> None:
