@@ -99,25 +99,33 @@ def test_next_in_series(page, site_url, offsite):
     assert_clean(page, offsite)
 
 
+def wait_for_theme(page, theme: str) -> None:
+    """furo applies the stored theme from a script as the page loads: wait for it, don't race."""
+    page.wait_for_function(f"document.body.dataset.theme === '{theme}'", timeout=5000)
+
+
 def test_dark_mode_persists_across_pages(open_page, site_url, offsite):
     page = open_page(viewport={"width": 1280, "height": 900}, color_scheme="light")
     page.goto(site_url)
+    page.wait_for_load_state("load")
     assert body_luminance(page) > 0.8
     toggle = page.locator(".theme-toggle-content .theme-toggle")
     for _ in range(3):  # furo cycles auto → dark → light (on a light system)
-        if page.evaluate("document.body.dataset.theme") == "dark":
+        before = page.evaluate("document.body.dataset.theme || ''")
+        if before == "dark":
             break
         toggle.click()
-    assert page.evaluate("document.body.dataset.theme") == "dark"
+        page.wait_for_function(f"(document.body.dataset.theme || '') !== '{before}'")
+    wait_for_theme(page, "dark")
     assert body_luminance(page) < 0.1
 
     page.locator(".kb-entry-title a").first.click()
     expect(page).to_have_url(POST_URL)
-    assert page.evaluate("document.body.dataset.theme") == "dark"
+    wait_for_theme(page, "dark")
     assert body_luminance(page) < 0.1
     page.locator(".kb-sidebar a[href*='/tag/']").first.click()
     expect(page.locator("article h1").first).to_have_text(re.compile(r"^Tag: "))
-    assert page.evaluate("document.body.dataset.theme") == "dark"
+    wait_for_theme(page, "dark")
     assert body_luminance(page) < 0.1
     assert_clean(page, offsite)
 
