@@ -47,9 +47,8 @@ extensions = [
     "sphinx_copybutton",
     # Citations in posts: {footcite:p}`key` from references.bib, listed by {footbibliography}.
     "sphinxcontrib.bibtex",
-    # What link previews, search engines and lost readers get (settings under HTML output):
-    # Open Graph and Twitter tags, sitemap.xml, a 404 page that works at any URL.
-    "sphinxext.opengraph",
+    # What search engines and lost readers get (settings under HTML output): sitemap.xml and
+    # a 404 page that works at any URL. Link previews (Open Graph) come from kb.meta.
     "sphinx_sitemap",
     "notfound.extension",
     # Our own extension: catalog, listings, feeds, checks (src/kb).
@@ -130,12 +129,6 @@ html_sidebars = {
     ]
 }
 
-# Link previews (sphinxext-opengraph): absolute URLs from the site's URL; the site's card
-# unless a post names its own image in front matter (og:image: card.png, next to the post).
-ogp_site_url = SITE_URL
-ogp_image = "_static/og-default.png"
-ogp_image_alt = f"{project}: research notes on fast GPU kernels"
-ogp_social_cards = {"enable": False}  # one image for the site, not one rendered per page
 
 # sitemap.xml (sphinx-sitemap): html_baseurl + page path; kb adds the pages an incremental
 # build did not rewrite and leaves out drafts and redirects. Pages nobody should land on:
@@ -174,8 +167,14 @@ kb_feed_fulltext = False  # the whole post in each item instead of its excerpt
 # The line after each item; {post_link} and {site_link} become links.
 kb_feed_footer = "The post {post_link} appeared first on {site_link}."
 kb_feed_footer_external = "The post {post_link} was listed on {site_link}."
+
 # Full-text search is Pagefind's, indexed at the end of every build (src/kb/search.py). On
 # Read the Docs, furo's search box opens Read the Docs' server-side search instead; the
 # site's own search page keeps working, offline too.
 if os.environ.get("READTHEDOCS"):
     kb_search_readthedocs = True
+
+# Link previews (Open Graph and Twitter tags, src/kb/meta.py): the site's card, unless a post
+# names its own image in front matter (og:image: card.png, next to the post).
+kb_og_image = "_static/og-default.png"
+kb_og_image_alt = f"{project}: research notes on fast GPU kernels"

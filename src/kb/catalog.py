@@ -176,7 +176,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         "series": str(meta.get("series", "")).strip(),
         "part": str(meta.get("part", "")).strip(),
         # Not "image": ablog reads that key as a number (which picture the excerpt shows) and
-        # crashes on a path. "og:image" is sphinxext-opengraph's own per-page field.
+        # crashes on a path. "og:image" names the Open Graph field it fills.
         "image": str(meta.get("og:image", "")).strip(),
         "excerpt": _excerpt_source(doctree),
         "words": len(doctree.astext().split()),

@@ -23,6 +23,9 @@ class KbConfig:
     sidebar_recent: int = 5
     sidebar_tags: int = 12
     sidebar_series: int = 8
+    #: Link previews: the site's card image (a path in the output, or a URL) and its alt text.
+    og_image: str = ""
+    og_image_alt: str = ""
     #: Site name used in feed footers and titles; empty means ``project``.
     site_name: str = ""
     #: Feeds (src/kb/feeds.py): items per feed, which formats, which extra scopes.
@@ -115,6 +118,8 @@ def read_config(sphinx_config) -> KbConfig:
     values = {
         "categories": categories,
         "site_name": sphinx_config.kb_site_name or sphinx_config.project,
+        "og_image": str(sphinx_config.kb_og_image or ""),
+        "og_image_alt": str(sphinx_config.kb_og_image_alt or ""),
         "search": bool(sphinx_config.kb_search),
         "search_readthedocs": bool(sphinx_config.kb_search_readthedocs),
         "search_defer": bool(sphinx_config.kb_search_defer),

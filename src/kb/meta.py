@@ -1,11 +1,11 @@
 """What link previews, search engines and lost readers get: social meta, sitemap, 404 page.
 
-* Open Graph and Twitter cards. sphinxext-opengraph writes the tags of every source page; for
-  a post we hand it the post's own description, ``og:type`` ``article`` and its image, from
-  front matter ``og:image`` (a path relative to the post, ``/`` for the site root, or a URL).
-  The image is checked and copied to the output next to the post. sphinxext-opengraph takes a
-  page's ``og:image`` verbatim, so we make it absolute first. Generated pages (archives,
-  series) have no doctree, which sphinxext-opengraph skips: we give them the basic tags.
+* Open Graph and Twitter cards on every page, written here rather than by sphinxext-opengraph:
+  that extension imports matplotlib for its social cards on every build (0.4 s of a 2.7 s
+  no-change rebuild at 1000 posts) and skips generated pages. A post gets ``og:type``
+  ``article``, its description (the excerpt) and its image, from front matter ``og:image`` (a
+  path relative to the post, ``/`` for the site root, or a URL), checked and copied to the
+  output next to the post; other pages get the site's card (``kb_og_image``).
 * ``sitemap.xml``. sphinx-sitemap lists only the pages written in this build, so after an
   incremental build (or a skipped unchanged archive page) it would drop the rest. Before it
   writes, we add every page of the site, leave out drafts and redirect pages, sort the list
@@ -22,6 +22,8 @@ from html import escape
 from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin, urlparse
 
+from docutils import nodes
+from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
@@ -58,10 +60,10 @@ def image_path(post: Post) -> str | None:
 
 
 def image_url(app: Sphinx, post: Post) -> str:
-    """Absolute URL of the post's image, or of the site's default image (``ogp_image``)."""
+    """Absolute URL of the post's image, or of the site's default image (``kb_og_image``)."""
     if post.image and urlparse(post.image).scheme:
         return post.image
-    path = image_path(post) or getattr(app.config, "ogp_image", None) or ""
+    path = image_path(post) or app.kb_config.og_image
     if not path or urlparse(path).scheme:
         return path
     return urljoin(site_url(app), path)
@@ -109,31 +111,50 @@ def _tag(attribute: str, name: str, content: str) -> str:
     return f'<meta {attribute}="{name}" content="{escape(content, quote=True)}" />\n'
 
 
-def post_overrides(app: Sphinx, post: Post) -> dict[str, str]:
-    """Per-page fields that sphinxext-opengraph applies over what it derives from the page."""
-    fields = {"og:type": "article"}
-    if post.excerpt_text:
-        fields["og:description"] = post.excerpt_text
-    url = image_url(app, post)
-    if url:
-        fields[IMAGE_FIELD] = url
-        # Given an og:image field, sphinxext-opengraph ignores ogp_image_alt.
-        alt = post.title if post.image else getattr(app.config, "ogp_image_alt", None)
-        if alt:
-            fields["og:image:alt"] = alt
-    return fields
+def og_tags(
+    app: Sphinx,
+    pagename: str,
+    title: str,
+    description: str,
+    og_type: str,
+    image: str,
+    image_alt: str,
+) -> str:
+    """Open Graph and Twitter tags of one page; every URL absolute."""
+    tags = [
+        _tag("property", "og:title", title),
+        _tag("property", "og:type", og_type),
+        _tag("property", "og:url", urljoin(site_url(app), app.builder.get_target_uri(pagename))),
+        _tag("property", "og:site_name", app.config.project),
+    ]
+    if description:
+        tags.append(_tag("property", "og:description", description))
+        tags.append(_tag("name", "description", description))
+    if image:
+        tags.append(_tag("property", "og:image", image))
+        if image_alt:
+            tags.append(_tag("property", "og:image:alt", image_alt))
+    return "".join(tags + twitter_tags(title, description, image))
 
 
-def post_tags(app: Sphinx, post: Post) -> str:
-    """Article tags and a Twitter card; sphinxext-opengraph writes the og: ones."""
-    tags = [_tag("property", "article:published_time", post.date.date().isoformat())]
+def site_card(app: Sphinx) -> str:
+    """The absolute URL of the site's default card image (``kb_og_image``), or ''."""
+    image = app.kb_config.og_image
+    if image and not urlparse(image).scheme:
+        image = urljoin(site_url(app), image)
+    return image
+
+
+def post_tags(app: Sphinx, pagename: str, post: Post) -> str:
+    """A post's card: its excerpt and image, plus ``article:*`` tags."""
+    image = image_url(app, post)
+    alt = post.title if post.image else app.kb_config.og_image_alt
+    tags = [og_tags(app, pagename, post.title, post.excerpt_text, "article", image, alt)]
+    tags.append(_tag("property", "article:published_time", post.date.date().isoformat()))
     if post.updated > post.date:
         tags.append(_tag("property", "article:modified_time", post.updated.date().isoformat()))
     tags += [_tag("property", "article:author", a.name) for a in post.authors]
     tags += [_tag("property", "article:tag", t.name) for t in post.tags]
-    if post.excerpt_text:
-        tags.append(_tag("name", "description", post.excerpt_text))
-    tags += twitter_tags(post.title, post.excerpt_text, image_url(app, post))
     return "".join(tags)
 
 
@@ -147,21 +168,13 @@ def twitter_tags(title: str, description: str, image: str) -> list[str]:
     return tags
 
 
-def generated_page_tags(app: Sphinx, pagename: str, title: str) -> str:
-    """Open Graph basics for archive and series pages, which sphinxext-opengraph skips."""
-    url = urljoin(site_url(app), app.builder.get_target_uri(pagename))
-    image = getattr(app.config, "ogp_image", None) or ""
-    if image and not urlparse(image).scheme:
-        image = urljoin(site_url(app), image)
-    tags = [
-        _tag("property", "og:title", title),
-        _tag("property", "og:type", "website"),
-        _tag("property", "og:url", url),
-        _tag("property", "og:site_name", app.config.project),
-    ]
-    if image:
-        tags.append(_tag("property", "og:image", image))
-    return "".join(tags + twitter_tags(title, "", image))
+def page_description(doctree) -> str:
+    """A page's first paragraph, cut at a word near 200 characters (what previews show)."""
+    for paragraph in doctree.findall(nodes.paragraph):
+        text = " ".join(paragraph.astext().split())
+        if text:
+            return text if len(text) <= 200 else text[:200].rsplit(" ", 1)[0] + "…"
+    return ""
 
 
 def _is_excluded_page(app: Sphinx, pagename: str, templatename: str) -> bool:
@@ -169,29 +182,20 @@ def _is_excluded_page(app: Sphinx, pagename: str, templatename: str) -> bool:
     return pagename == notfound or templatename in ("ablog/redirect.html", "search.html")
 
 
-# Before sphinxext-opengraph (500), which reads context["meta"] and context["metatags"].
-SOCIAL_PRIORITY = 450
-
-
-def _generated_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if doctree is not None or app.builder.format != "html":
-        return
-    if not _is_excluded_page(app, pagename, templatename) and context.get("title"):
-        title = str(context.get("kb_title") or context["title"])
-        tags = generated_page_tags(app, pagename, title)
-        context["metatags"] = context.get("metatags", "") + tags
-
-
 def _social_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if doctree is None or app.builder.format != "html" or not hasattr(app.env, "kb_catalog"):
+    if app.builder.format != "html" or _is_excluded_page(app, pagename, templatename):
         return
-    post = get_catalog(app).by_docname(pagename)
-    if post is None:
+    post = get_catalog(app).by_docname(pagename) if hasattr(app.env, "kb_catalog") else None
+    if post is not None:
+        tags = post_tags(app, pagename, post)
+    elif context.get("title"):
+        title = Markup(str(context.get("kb_title") or context["title"])).striptags()
+        description = page_description(doctree) if doctree is not None else ""
+        image, alt = site_card(app), app.kb_config.og_image_alt
+        tags = og_tags(app, pagename, title, description, "website", image, alt)
+    else:
         return
-    # A copy: sphinxext-opengraph pops og:image from the dict it is given, and the original
-    # is the environment's metadata of the page.
-    context["meta"] = {**(context.get("meta") or {}), **post_overrides(app, post)}
-    context["metatags"] = context.get("metatags", "") + post_tags(app, post)
+    context["metatags"] = context.get("metatags", "") + tags
 
 
 def _redirect_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
@@ -267,10 +271,9 @@ def _build_finished(app: Sphinx, exception) -> None:
 
 def setup_meta(app: Sphinx) -> None:
     app.connect("kb-catalog-built", _catalog_built)
-    app.connect("html-page-context", _social_page_context, priority=SOCIAL_PRIORITY)
-    app.connect("html-page-context", _redirect_page_context)
     # After kb.listings (500) has set the title of an archive page.
-    app.connect("html-page-context", _generated_page_context, priority=600)
+    app.connect("html-page-context", _social_page_context, priority=600)
+    app.connect("html-page-context", _redirect_page_context)
     # After kb.sidebars (500) has set the page's sidebar.
     app.connect("html-page-context", _notfound_page_context, priority=600)
     app.connect("build-finished", _build_finished)

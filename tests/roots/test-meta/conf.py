@@ -1,7 +1,7 @@
 """Link previews, sitemap, 404 page, redirects, updates and reading time, set up as on the
 real site (conf.py at the repository root)."""
 
-extensions = ["myst_parser", "ablog", "sphinxext.opengraph", "sphinx_sitemap",
+extensions = ["myst_parser", "ablog", "sphinx_sitemap",
               "notfound.extension", "kb"]
 project = "Meta Test Site"
 html_theme = "furo"
@@ -17,10 +17,8 @@ blog_feed_templates = {}
 skip_injecting_base_ablog_templates = True
 post_date_format = "%Y-%m-%d"
 
-ogp_site_url = html_baseurl
-ogp_image = "_static/card.png"
-ogp_image_alt = "The test site's card"
-ogp_social_cards = {"enable": False}
+kb_og_image = "_static/card.png"
+kb_og_image_alt = "The test site's card"
 
 sitemap_url_scheme = "{link}"
 sitemap_excludes = ["404.html", "search.html", "genindex.html", "blog/drafts.html", "blog/drafts/*"]
