@@ -47,7 +47,14 @@ class KbConfig:
     search_defer: bool = False
 
 
-REBUILD = {"categories": "env", "page_size": "html", "home_posts": "html"}
+REBUILD = {
+    "categories": "env",
+    "page_size": "html",
+    "home_posts": "html",
+    # Only when the index is written, not what any page holds: switching it (kb serve does)
+    # must not rewrite every page.
+    "search_defer": "",
+}
 
 
 def setup_config(app: Sphinx) -> None:
