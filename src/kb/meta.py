@@ -236,6 +236,15 @@ def sitemap_pages(app: Sphinx) -> tuple[dict[str, str | None], set[str]]:
     return {name: updated.get(name) for name in pages - leave_out}, leave_out
 
 
+def _local_sitemap_queue(app: Sphinx) -> None:
+    """sphinx-sitemap collects links in a ``multiprocessing.Manager().Queue()`` so that
+    parallel writers can share it; in a serial build every put and get is a round trip to the
+    manager process (0.36 s of a 2.5 s no-change rebuild at 1000 posts, since we hand it every
+    page). A plain queue has the same methods: use one unless Sphinx writes in parallel."""
+    if getattr(app, "sitemap_links", None) is not None and app.parallel <= 1:
+        app.sitemap_links = queue.Queue()
+
+
 def _complete_sitemap(app: Sphinx, exception) -> None:
     links = getattr(app, "sitemap_links", None)
     if exception is not None or links is None or not hasattr(app.env, "kb_catalog"):
@@ -270,6 +279,8 @@ def _build_finished(app: Sphinx, exception) -> None:
 
 
 def setup_meta(app: Sphinx) -> None:
+    # After sphinx-sitemap's own builder-inited handler (500) has made its queue.
+    app.connect("builder-inited", _local_sitemap_queue, priority=600)
     app.connect("kb-catalog-built", _catalog_built)
     # After kb.listings (500) has set the title of an archive page.
     app.connect("html-page-context", _social_page_context, priority=600)
