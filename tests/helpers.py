@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup
 
@@ -53,3 +53,14 @@ def representative_pages(site: Path) -> dict[str, str]:
         "category": next(href for href in sidebar_links if "/category/" in href),
         "tag": next(href for href in sidebar_links if "/tag/" in href),
     }
+
+
+def resolve_link(page_docname: str, href: str) -> str:
+    """The site path a relative link on a page points at."""
+    parts: list[str] = []
+    for part in (PurePosixPath(page_docname).parent / href).parts:
+        if part == "..":
+            parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)

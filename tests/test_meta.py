@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import pytest
+from helpers import resolve_link as resolve
 from helpers import soup, write_post
 from lxml import etree
 from sitebuild import build, copy_root
@@ -28,16 +29,6 @@ def head_meta(page) -> dict[str, list[str]]:
         if key:
             tags.setdefault(key, []).append(tag["content"])
     return tags
-
-
-def resolve(page_docname: str, href: str) -> str:
-    parts: list[str] = []
-    for part in (PurePosixPath(page_docname).parent / href).parts:
-        if part == "..":
-            parts.pop()
-        elif part != ".":
-            parts.append(part)
-    return "/".join(parts)
 
 
 # -- Open Graph and Twitter ------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import pytest
+from helpers import resolve_link as resolve
 from helpers import soup, write_post
 from sitebuild import build, copy_root
 
@@ -30,17 +31,6 @@ def built(make_app, tmp_path):
 
 def box(outdir: Path, docname: str):
     return soup(outdir / f"{docname}.html").select_one("aside.kb-series-box")
-
-
-def resolve(page_docname: str, href: str) -> str:
-    """The site path a relative link on a page points at."""
-    parts = []
-    for part in (PurePosixPath(page_docname).parent / href).parts:
-        if part == "..":
-            parts.pop()
-        elif part != ".":
-            parts.append(part)
-    return "/".join(parts)
 
 
 def test_box_sits_after_the_post_header_and_names_the_part(built):

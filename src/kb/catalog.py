@@ -417,6 +417,13 @@ def _env_updated(app: Sphinx, env: BuildEnvironment):
     return []
 
 
+def post_page(app: Sphinx, pagename: str, context: dict, doctree) -> Post | None:
+    """The post a page being written shows, when it is a post's own page with a body."""
+    if doctree is None or "body" not in context or not hasattr(app.env, "kb_catalog"):
+        return None
+    return app.env.kb_catalog.by_docname(pagename)
+
+
 def get_catalog(app_or_env) -> Catalog:
     env = getattr(app_or_env, "env", app_or_env)
     return env.kb_catalog

@@ -15,7 +15,7 @@ from urllib.parse import urljoin
 
 from sphinx.application import Sphinx
 
-from .catalog import Post, get_catalog
+from .catalog import Post, post_page
 from .entries import format_date
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -125,9 +125,7 @@ def citation_meta_tags(app: Sphinx, post: Post) -> str:
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if doctree is None or "body" not in context or not hasattr(app.env, "kb_catalog"):
-        return
-    post = get_catalog(app).by_docname(pagename)
+    post = post_page(app, pagename, context, doctree)
     if post is None:
         return
     context["body"] += cite_block_html(app, post)

@@ -9,7 +9,7 @@ from html import escape
 
 from sphinx.application import Sphinx
 
-from .catalog import Post, get_catalog
+from .catalog import Post, post_page
 from .entries import format_date, label_links, meta_line
 from .listings import root_prefix
 
@@ -46,9 +46,7 @@ def insert_after_title(body: str, html: str) -> str:
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if doctree is None or "body" not in context or not hasattr(app.env, "kb_catalog"):
-        return
-    post = get_catalog(app).by_docname(pagename)
+    post = post_page(app, pagename, context, doctree)
     if post is None:
         return
     context["kb_post"] = post
