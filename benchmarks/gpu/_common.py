@@ -252,6 +252,16 @@ def summarize(ms_list):
     }
 
 
+def add_rates(row, amount, summary, unit, scale):
+    """Set ``<unit>_median/_min/_max``: ``amount`` (FLOPs or bytes) per second over ``scale``.
+
+    The fastest time gives the highest rate, so min and max swap sides.
+    """
+    for key, ms_key in (("median", "ms_median"), ("min", "ms_max"), ("max", "ms_min")):
+        row[f"{unit}_{key}"] = amount / (summary[ms_key] * 1e-3) / scale
+    return row
+
+
 def warm_gpu(seconds=1.0):
     """Untimed bf16 GEMMs for about `seconds` so clocks leave idle first."""
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)

@@ -152,9 +152,7 @@ def main(argv=None):
             s = C.summarize(ms)
             flop = 2.0 * n * n * n
             row = dict(dtype=dtype, m=n, n=n, k=n, repeats=len(ms), inner=inner, **s)
-            row["tflops_median"] = flop / (s["ms_median"] * 1e-3) / 1e12
-            row["tflops_min"] = flop / (s["ms_max"] * 1e-3) / 1e12
-            row["tflops_max"] = flop / (s["ms_min"] * 1e-3) / 1e12
+            C.add_rates(row, flop, s, "tflops", 1e12)
             rows.append(row)
             print(
                 f"[gemm] {dtype:18s} {n:6d}  {row['tflops_median']:8.1f} TFLOP/s "

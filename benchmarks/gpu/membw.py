@@ -146,9 +146,7 @@ def main(argv=None):
             row = dict(
                 kernel=kernel, bytes=nbytes, buffer_bytes=nb, repeats=len(ms), inner=inner, **st
             )
-            row["gbps_median"] = nbytes / (st["ms_median"] * 1e-3) / 1e9
-            row["gbps_min"] = nbytes / (st["ms_max"] * 1e-3) / 1e9
-            row["gbps_max"] = nbytes / (st["ms_min"] * 1e-3) / 1e9
+            C.add_rates(row, nbytes, st, "gbps", 1e9)
             rows.append(row)
             print(
                 f"[membw] {kernel:11s} buf={nb / MiB:7.0f} MiB bytes={nbytes:12d}  "

@@ -190,9 +190,7 @@ def main(argv=None):
                             inner=inner,
                             **st,
                         )
-                        row["tflops_median"] = flop / (st["ms_median"] * 1e-3) / 1e12
-                        row["tflops_min"] = flop / (st["ms_max"] * 1e-3) / 1e12
-                        row["tflops_max"] = flop / (st["ms_min"] * 1e-3) / 1e12
+                        C.add_rates(row, flop, st, "tflops", 1e12)
                         rows.append(row)
                         print(
                             f"[sdpa] {bname:9s} d={d:3d} causal={int(causal)} s={s:6d} "
