@@ -252,6 +252,29 @@ def summarize(ms_list):
     }
 
 
+def time_with_args(fn, args):
+    """time_op with the repeat, batch and warm-up settings given on the command line."""
+    return time_op(
+        fn, repeats=args.repeats, min_batch_ms=args.min_batch_ms, warmup_ms=args.warmup_ms
+    )
+
+
+def record_failure(script, label, error, skipped, verb="FAILED"):
+    """Note a configuration that could not be measured; the run goes on with the next one."""
+    text = str(error).splitlines()[0] if str(error) else ""
+    message = f"{label}: {type(error).__name__}: {text}"[:300]
+    print(f"[{script}] {verb}", message, flush=True)
+    skipped.append(message)
+
+
+def finish_run(args, prefix, name, columns, rows, md, skipped, t0):
+    """Write the CSV and metadata JSON; exit status 1 when nothing could be measured."""
+    md["skipped"] = skipped
+    finish_metadata(md, t0)
+    write_outputs(args.out, prefix, name, columns, rows, md)
+    return 0 if rows else 1
+
+
 def add_rates(row, amount, summary, unit, scale):
     """Set ``<unit>_median/_min/_max``: ``amount`` (FLOPs or bytes) per second over ``scale``.
 

@@ -135,16 +135,9 @@ def main(argv=None):
                 continue
             try:
                 fn, keep = make_case(dtype, n)
-                ms, inner = C.time_op(
-                    fn,
-                    repeats=args.repeats,
-                    min_batch_ms=args.min_batch_ms,
-                    warmup_ms=args.warmup_ms,
-                )
+                ms, inner = C.time_with_args(fn, args)
             except Exception as e:
-                msg = f"{dtype} {n}: {type(e).__name__}: {e}"[:300]
-                print("[gemm] FAILED", msg, flush=True)
-                skipped.append(msg)
+                C.record_failure("gemm", f"{dtype} {n}", e, skipped)
                 continue
             finally:
                 fn = keep = None
@@ -160,10 +153,7 @@ def main(argv=None):
                 f"{s['ms_median']:.4f} ms  inner={inner}",
                 flush=True,
             )
-    md["skipped"] = skipped
-    C.finish_metadata(md, t0)
-    C.write_outputs(args.out, prefix, "gemm", COLUMNS, rows, md)
-    return 0 if rows else 1
+    return C.finish_run(args, prefix, "gemm", COLUMNS, rows, md, skipped, t0)
 
 
 if __name__ == "__main__":

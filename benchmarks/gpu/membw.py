@@ -128,16 +128,9 @@ def main(argv=None):
             keep = None
             try:
                 fn, nbytes, keep = make_case(kernel, nb)
-                ms, inner = C.time_op(
-                    fn,
-                    repeats=args.repeats,
-                    min_batch_ms=args.min_batch_ms,
-                    warmup_ms=args.warmup_ms,
-                )
+                ms, inner = C.time_with_args(fn, args)
             except Exception as e:
-                msg = f"{tag}: {type(e).__name__}: {e}"[:300]
-                print("[membw] FAILED", msg, flush=True)
-                skipped.append(msg)
+                C.record_failure("membw", tag, e, skipped)
                 continue
             finally:
                 fn = keep = None
@@ -154,10 +147,7 @@ def main(argv=None):
                 f"max {row['gbps_max']:.1f})  {st['ms_median']:.4f} ms  inner={inner}",
                 flush=True,
             )
-    md["skipped"] = skipped
-    C.finish_metadata(md, t0)
-    C.write_outputs(args.out, prefix, "membw", COLUMNS, rows, md)
-    return 0 if rows else 1
+    return C.finish_run(args, prefix, "membw", COLUMNS, rows, md, skipped, t0)
 
 
 if __name__ == "__main__":

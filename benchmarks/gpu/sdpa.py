@@ -150,26 +150,12 @@ def main(argv=None):
 
                         try:
                             if bk is None:
-                                ms, inner = C.time_op(
-                                    fn,
-                                    repeats=args.repeats,
-                                    min_batch_ms=args.min_batch_ms,
-                                    warmup_ms=args.warmup_ms,
-                                )
+                                ms, inner = C.time_with_args(fn, args)
                             else:
                                 with sdpa_kernel([bk]):
-                                    ms, inner = C.time_op(
-                                        fn,
-                                        repeats=args.repeats,
-                                        min_batch_ms=args.min_batch_ms,
-                                        warmup_ms=args.warmup_ms,
-                                    )
+                                    ms, inner = C.time_with_args(fn, args)
                         except Exception as e:
-                            msg = f"{tag}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[
-                                :300
-                            ]
-                            print("[sdpa] skipped", msg, flush=True)
-                            skipped.append(msg)
+                            C.record_failure("sdpa", tag, e, skipped, verb="skipped")
                             try:
                                 torch.cuda.synchronize()
                             except Exception:
@@ -199,10 +185,7 @@ def main(argv=None):
                             f"{st['ms_median']:.4f} ms  inner={inner}",
                             flush=True,
                         )
-    md["skipped"] = skipped
-    C.finish_metadata(md, t0)
-    C.write_outputs(args.out, prefix, "sdpa", COLUMNS, rows, md)
-    return 0 if rows else 1
+    return C.finish_run(args, prefix, "sdpa", COLUMNS, rows, md, skipped, t0)
 
 
 if __name__ == "__main__":
