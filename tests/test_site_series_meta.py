@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,31 +20,10 @@ CUTLASS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def site(request, tmp_path_factory) -> Path:
-    """The real site built with warnings as errors (the session's build, where one exists)."""
-    try:
-        return request.getfixturevalue("built_site")
-    except pytest.FixtureLookupError:
-        pass
-    out = tmp_path_factory.mktemp("site")
-    cmd = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-nW",
-        "--keep-going",
-        "-q",
-        "-b",
-        "html",
-        str(REPO),
-        str(out / "html"),
-        "-d",
-        str(out / "doctrees"),
-    ]
-    result = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
-    assert result.returncode == 0, result.stderr
-    return out / "html"
+@pytest.fixture
+def site(built_site) -> Path:
+    """The real site, built once per session with warnings as errors (tests/conftest.py)."""
+    return built_site
 
 
 def series_box(site: Path, docname: str):

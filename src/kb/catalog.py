@@ -358,17 +358,37 @@ def render_excerpt(app: Sphinx, docname: str, raw: dict) -> str:
     page = builder.get_target_uri(docname)
     with logging.suppress_logging():
         app.env.resolve_references(document, docname, builder)
-    saved = builder.current_docname, getattr(builder, "imgpath", ""), getattr(builder, "dlpath", "")
+    return rebase_links(write_fragment(builder, docname, document), page)
+
+
+def write_fragment(builder, docname: str, document: nodes.document) -> str:
+    """HTML of ``document`` as ``docname``'s own page would write it (its relative image and
+    download paths, its section and figure numbers), leaving the builder as it was."""
+    target = builder.get_target_uri(docname)
+    saved = (
+        builder.current_docname,
+        getattr(builder, "imgpath", ""),
+        getattr(builder, "dlpath", ""),
+        getattr(builder, "secnumbers", {}),
+        getattr(builder, "fignumbers", {}),
+    )
     builder.current_docname = docname
-    builder.imgpath = relative_uri(page, "_images")
-    builder.dlpath = relative_uri(page, "_downloads")
+    builder.imgpath = relative_uri(target, "_images")
+    builder.dlpath = relative_uri(target, "_downloads")
+    builder.secnumbers = builder.env.toc_secnumbers.get(docname, {})
+    builder.fignumbers = builder.env.toc_fignumbers.get(docname, {})
     try:
         visitor = builder.create_translator(document, builder)
         document.walkabout(visitor)
-        html = "".join(visitor.fragment)
+        return "".join(visitor.fragment).strip()
     finally:
-        builder.current_docname, builder.imgpath, builder.dlpath = saved
-    return rebase_links(html.strip(), page)
+        (
+            builder.current_docname,
+            builder.imgpath,
+            builder.dlpath,
+            builder.secnumbers,
+            builder.fignumbers,
+        ) = saved
 
 
 def _writer_settings(app: Sphinx):

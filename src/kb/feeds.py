@@ -30,10 +30,9 @@ from urllib.parse import quote, urljoin
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
-from sphinx.util.osutil import relative_uri
 
 from . import feedformats
-from .catalog import Catalog, Post, get_catalog, relocate_links
+from .catalog import Catalog, Post, get_catalog, relocate_links, write_fragment
 from .feedformats import Feed, Item, Person, Term
 from .listings import listing_title
 from .series import series_collections
@@ -165,21 +164,7 @@ def full_text_html(app: Sphinx, docname: str, url: str) -> str:
     with logging.suppress_logging():  # problems are reported on the post's own page
         doctree = app.env.get_and_resolve_doctree(docname, builder)
     doctree.settings = builder.docsettings
-    target = builder.get_target_uri(docname)
-    saved = (builder.current_docname, builder.imgpath, builder.dlpath)
-    saved_numbers = (builder.secnumbers, builder.fignumbers)
-    builder.current_docname = docname
-    builder.imgpath = relative_uri(target, "_images")
-    builder.dlpath = relative_uri(target, "_downloads")
-    builder.secnumbers = app.env.toc_secnumbers.get(docname, {})
-    builder.fignumbers = app.env.toc_fignumbers.get(docname, {})
-    try:
-        visitor = builder.create_translator(doctree, builder)
-        doctree.walkabout(visitor)
-        body = "".join(visitor.fragment)
-    finally:
-        builder.current_docname, builder.imgpath, builder.dlpath = saved
-        builder.secnumbers, builder.fignumbers = saved_numbers
+    body = write_fragment(builder, docname, doctree)
     body = _HEADERLINK.sub("", _FIRST_H1.sub("", body, count=1))
     return absolute_links(body.strip(), url)
 
