@@ -210,11 +210,31 @@ def test_missing_pagefind_binary_says_what_to_do(app, monkeypatch):
         app.build()
 
 
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-records")
+def test_pagefind_reads_small_records_not_whole_pages(app):
+    app.build()
+    assert app.warning.getvalue() == ""
+    records = Path(app.doctreedir) / search.RECORDS_DIR
+    indexed = {str(p.relative_to(records).with_suffix("")) for p in records.rglob("*.html")}
+    assert indexed == SEARCHABLE
+    record = soup(records / "posts" / "hopper-gemm.html")
+    page = soup(Path(app.outdir) / "posts" / "hopper-gemm.html")
+    # The record is the page's marked body and metadata, without furo's chrome.
+    assert record.html["lang"] == "en"
+    assert record.select_one("[data-pagefind-body]") == page.select_one("[data-pagefind-body]")
+    assert record.select_one(".kb-search-meta") == page.select_one(".kb-search-meta")
+    assert record.select(".sidebar-drawer, nav, svg symbol, header") == []
+    size = (records / "posts" / "hopper-gemm.html").stat().st_size
+    assert size < (Path(app.outdir) / "posts" / "hopper-gemm.html").stat().st_size / 2
+
+
 @pytest.mark.sphinx("html", testroot="search", srcdir="search-lost-marker")
 def test_warns_when_a_searchable_page_lost_its_marker(app):
     app.build()
     assert app.warning.getvalue() == ""
-    # As if a template override had dropped the marker from one page.
+    # As if the record were gone (it is then read from the page) and a template override
+    # had dropped the marker from that page.
+    (Path(app.doctreedir) / search.RECORDS_DIR / "about.html").unlink()
     about = Path(app.outdir) / "about.html"
     about.write_text(about.read_text().replace("data-pagefind-body", ""), encoding="utf-8")
     app.events.emit("build-finished", None)  # index again, as the end of the next build would

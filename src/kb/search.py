@@ -174,7 +174,67 @@ def _html_collect_pages(app: Sphinx):
     yield "search", context, SEARCH_TEMPLATE
 
 
-# -- Indexing the built site ------------------------------------------------------------------
+# -- Search records ----------------------------------------------------------------------------
+
+#: In the doctree folder: one small HTML file per searchable page, at the page's path in the
+#: site, holding only what Pagefind reads (the marked body and its metadata).
+RECORDS_DIR = "kb-search-records"
+
+
+def record_html(body: str, language: str) -> str:
+    """A page as Pagefind needs to see it: its language and its marked body, no chrome."""
+    return (
+        f'<!DOCTYPE html><html lang="{escape(language)}"><head><meta charset="utf-8">'
+        f"</head><body>{body}</body></html>"
+    )
+
+
+def _write_search_record(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Keep the indexed part of each searchable page as it is written.
+
+    Why not index the pages themselves: on a 1000-post site Pagefind then spends most of its
+    time parsing sidebars, heads and icons it throws away, and the pages are read again to
+    decide whether anything changed. The records are a third of the bytes, and a page left
+    unchanged keeps its record from the build that wrote it. Runs late, after every other
+    handler has finished the body.
+    """
+    if not _enabled(app) or "body" not in context:
+        return
+    if not is_searchable(app, pagename, templatename, doctree):
+        return
+    path = records_root(app) / output_path(app, pagename).relative_to(app.outdir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # A new file, not the old one rewritten: a Pagefind run still reading the previous
+    # record through its staging link (kb serve's background indexing) keeps a whole file.
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(record_html(context["body"], app.config.language or "en"), encoding="utf-8")
+    os.replace(partial, path)
+
+
+def records_root(app: Sphinx) -> Path:
+    return Path(app.doctreedir) / RECORDS_DIR
+
+
+def search_sources(app: Sphinx) -> dict[str, Path]:
+    """What to index: each current searchable page's path in the site, and its record.
+
+    Listed from the environment, not from the output folder: the page of a post deleted
+    since the last build is still on disk, and must not be found. A page with no record
+    (its record folder was deleted, say) is indexed from its written page instead.
+    """
+    sources = {}
+    for docname in sorted(app.env.found_docs):
+        if not is_searchable_doc(app, docname):
+            continue
+        relpath = output_path(app, docname).relative_to(app.outdir).as_posix()
+        for candidate in (records_root(app) / relpath, Path(app.outdir) / relpath):
+            if candidate.is_file():
+                sources[relpath] = candidate
+                break
+    return sources
+
+
+# -- Indexing ----------------------------------------------------------------------------------
 
 
 def pagefind_command(executable: Path, site: Path, bundle: Path, keep_index_url: bool) -> list:
@@ -199,27 +259,18 @@ def indexed_page_count(bundle: Path) -> int:
     return sum(language["page_count"] for language in entry["languages"].values())
 
 
-def _stage(pages: list[Path], outdir: Path, staging: Path) -> None:
-    """Link the pages to index into ``staging``, at their paths in the site."""
-    for path in pages:
-        target = staging / path.relative_to(outdir)
+def _stage(sources: dict[str, Path], staging: Path) -> None:
+    """Link each source into ``staging`` at its page's path in the site."""
+    for relpath, source in sources.items():
+        target = staging / relpath
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            os.link(path, target)
+            os.link(source, target)
         except OSError:  # another file system
-            shutil.copyfile(path, target)
+            shutil.copyfile(source, target)
 
 
-def build_search_index(
-    outdir: Path, pages: list[Path], workdir: Path, keep_index_url: bool = True
-) -> int:
-    """Index ``pages`` (files under ``outdir``) into ``outdir/pagefind``.
-
-    Pagefind's command line indexes a folder: we give it one that holds only the pages to
-    index (hard links), so pages left on disk by earlier builds are never found. (Its
-    Python API can stop the indexer before it has finished writing a large bundle.)
-    Returns how many pages the bundle holds.
-    """
+def _pagefind_executable() -> Path:
     from pagefind.service import get_executable
 
     executable = get_executable()
@@ -229,36 +280,75 @@ def build_search_index(
             "`pip install 'pagefind[extended]'` (a dependency of this project), or set "
             "kb_search = False in conf.py to fall back to Sphinx's built-in search."
         )
-    bundle = outdir / BUNDLE_DIR
-    command = pagefind_command(executable, Path("<staging>"), bundle, keep_index_url)
-    state = workdir / STATE_FILE
-    fingerprint = _fingerprint(command, pages, outdir)
-    # Same pages, same settings: keep the bundle. Pagefind writes its filter index in an
-    # arbitrary order (Pagefind/pagefind#638), so indexing again would change files (and
-    # the search page, which names them) for nothing.
-    if (bundle / "pagefind-entry.json").is_file() and _read(state) == fingerprint:
-        return indexed_page_count(bundle)
-    # A fresh bundle: fragments of deleted or renamed pages must not linger.
-    shutil.rmtree(bundle, ignore_errors=True)
-    workdir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="kb-search-", dir=workdir) as staging:
-        _stage(pages, outdir, Path(staging))
-        command[command.index("<staging>")] = staging
-        result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise ExtensionError(
-            f"kb search: Pagefind failed (exit status {result.returncode}) while indexing "
-            f"{outdir}:\n{result.stdout}{result.stderr}"
+    return Path(executable)
+
+
+class IndexRun:
+    """One Pagefind run over the search sources, started now and finished by :meth:`wait`.
+
+    Pagefind's command line indexes a folder: it gets one that holds only the pages to index
+    (hard links to their records), so pages left on disk by earlier builds are never found.
+    (Its Python API can stop the indexer before it has finished writing a large bundle.)
+    When the sources and settings are those the bundle was made from, nothing runs:
+    Pagefind writes its filter index in an arbitrary order (Pagefind/pagefind#638), so
+    indexing again would change files (and the search page, which names them) for nothing.
+    """
+
+    def __init__(self, outdir: Path, sources: dict[str, Path], workdir: Path, keep_index_url: bool):
+        self.bundle = outdir / BUNDLE_DIR
+        self.state = workdir / STATE_FILE
+        command = pagefind_command(
+            _pagefind_executable(), Path("<staging>"), self.bundle, keep_index_url
         )
-    state.write_text(fingerprint, encoding="utf-8")
-    return indexed_page_count(bundle)
+        self.fingerprint = _fingerprint(command, sources)
+        self.process = None
+        unchanged = _read(self.state) == self.fingerprint
+        if unchanged and (self.bundle / "pagefind-entry.json").is_file():
+            return
+        # A fresh bundle: fragments of deleted or renamed pages must not linger.
+        shutil.rmtree(self.bundle, ignore_errors=True)
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.staging = Path(tempfile.mkdtemp(prefix="kb-search-", dir=workdir))
+        _stage(sources, self.staging)
+        command[command.index("<staging>")] = str(self.staging)
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+
+    def wait(self) -> int:
+        """Wait for Pagefind; how many pages the bundle holds."""
+        if self.process is not None:
+            output, _ = self.process.communicate()
+            shutil.rmtree(self.staging, ignore_errors=True)
+            if self.process.returncode != 0:
+                raise ExtensionError(
+                    f"kb search: Pagefind failed (exit status {self.process.returncode}) "
+                    f"while indexing for {self.bundle.parent}:\n{output}"
+                )
+            self.state.write_text(self.fingerprint, encoding="utf-8")
+            self.process = None
+        return indexed_page_count(self.bundle)
+
+    def cancel(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.process = None
 
 
-def _fingerprint(command: list[str], pages: list[Path], outdir: Path) -> str:
+def build_search_index(
+    outdir: Path, sources: dict[str, Path], workdir: Path, keep_index_url: bool = True
+) -> int:
+    """Index ``sources`` (site path → file) into ``outdir/pagefind``; pages it holds."""
+    return IndexRun(outdir, sources, workdir, keep_index_url).wait()
+
+
+def _fingerprint(command: list[str], sources: dict[str, Path]) -> str:
     """What the bundle is made from: the indexer and its settings, each page's path and bytes."""
     digest = hashlib.sha256("\0".join([_pagefind_version(), *command]).encode())
-    for path in pages:
-        digest.update(str(path.relative_to(outdir)).encode() + b"\0" + path.read_bytes())
+    for relpath, source in sources.items():
+        digest.update(relpath.encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()
 
 
@@ -311,40 +401,59 @@ def fill_search_page(page: Path, bundle: Path, prefix: str) -> None:
     page.write_text(html.replace(BUNDLE_MARKER, bundle_head_html(bundle, prefix)), encoding="utf-8")
 
 
-def searchable_pages(app: Sphinx) -> list[Path]:
-    """The files of the current searchable documents.
+def _keep_index_url(app: Sphinx) -> bool:
+    return app.builder.name == "html"
 
-    Listed from the environment, not from the output folder: the page of a post deleted
-    since the last build is still on disk, and must not be found.
+
+def _start_indexing(app: Sphinx):
+    """Start Pagefind as soon as every searchable page is written.
+
+    Sphinx writes the documents (every searchable page) before it collects the generated
+    pages (archives, feeds' pages, the search page itself) and copies static files: Pagefind
+    runs alongside that work, and :func:`_build_finished` waits for it.
     """
-    pages = (output_path(app, d) for d in sorted(app.env.found_docs) if is_searchable_doc(app, d))
-    return [path for path in pages if path.is_file()]
+    if not _enabled(app) or (app.kb_config.search_defer and _has_bundle(app)):
+        return []
+    app.kb_search_sources = search_sources(app)
+    logger.info("kb search: indexing %d pages with Pagefind", len(app.kb_search_sources))
+    app.kb_search_run = IndexRun(
+        Path(app.outdir), app.kb_search_sources, Path(app.doctreedir), _keep_index_url(app)
+    )
+    return []
+
+
+def _has_bundle(app: Sphinx) -> bool:
+    return (Path(app.outdir) / BUNDLE_DIR / "pagefind-entry.json").is_file()
 
 
 def _build_finished(app: Sphinx, exception) -> None:
-    if exception is not None or not _enabled(app):
+    if not _enabled(app):
         return
-    pages = searchable_pages(app)
-    bundle = Path(app.outdir) / BUNDLE_DIR
-    if app.kb_config.search_defer and (bundle / "pagefind-entry.json").is_file():
-        index_in_background(app, pages)
+    run = getattr(app, "kb_search_run", None)
+    app.kb_search_run = None
+    if exception is not None:
+        if run is not None:
+            run.cancel()
         return
-    logger.info("kb search: indexing with Pagefind… ", nonl=True)
+    if run is None:
+        # Deferred (kb serve), or a build that wrote no HTML at all.
+        sources = search_sources(app)
+        if app.kb_config.search_defer and _has_bundle(app):
+            index_in_background(app, sources)
+            return
+        app.kb_search_sources = sources
+        run = IndexRun(Path(app.outdir), sources, Path(app.doctreedir), _keep_index_url(app))
     start = time.perf_counter()
-    count = build_search_index(
-        Path(app.outdir),
-        pages,
-        workdir=Path(app.doctreedir),
-        keep_index_url=app.builder.name == "html",
-    )
+    count = run.wait()
     complete_search_page(app, Path(app.outdir) / BUNDLE_DIR)
-    logger.info("%d pages in %.1f s", count, time.perf_counter() - start)
-    if count != len(pages):
+    logger.info("kb search: %d pages indexed (%.1f s waited)", count, time.perf_counter() - start)
+    expected = len(app.kb_search_sources)
+    if count != expected:
         logger.warning(
             "kb search: %d pages should be searchable but the index holds %d. A template "
             "that replaces the page body may have dropped data-pagefind-body; rebuild from "
             "scratch (make clean html) and check the templates.",
-            len(pages),
+            expected,
             count,
             type="kb",
             subtype="search",
@@ -356,7 +465,7 @@ def _build_finished(app: Sphinx, exception) -> None:
 BACKGROUND_LOG = "kb-search-background.log"
 
 
-def index_in_background(app: Sphinx, pages: list[Path]) -> None:
+def index_in_background(app: Sphinx, sources: dict[str, Path]) -> None:
     """Index in a detached process, so a preview shows the edited page without waiting.
 
     Only with ``kb_search_defer`` (``kb serve`` sets it) and once a first bundle exists: the
@@ -364,12 +473,15 @@ def index_in_background(app: Sphinx, pages: list[Path]) -> None:
     seconds later. ``make html``, CI and Read the Docs index before the build returns.
     """
     outdir, workdir = Path(app.outdir), Path(app.doctreedir)
-    listing = workdir / "kb-search-pages.txt"
-    listing.write_text("\n".join(str(p.relative_to(outdir)) for p in pages), encoding="utf-8")
+    listing = workdir / "kb-search-pages.json"
+    listing.write_text(
+        json.dumps({relpath: str(source) for relpath, source in sources.items()}),
+        encoding="utf-8",
+    )
     search_page = output_path(app, "search")
     prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
     arguments = [str(outdir), str(workdir), str(listing), str(search_page), prefix]
-    arguments.append("keep-url" if app.builder.name == "html" else "folder-url")
+    arguments.append("keep-url" if _keep_index_url(app) else "folder-url")
     with open(workdir / BACKGROUND_LOG, "w", encoding="utf-8") as log:
         subprocess.Popen(
             [sys.executable, "-m", "kb.search_worker", *arguments],
@@ -377,11 +489,15 @@ def index_in_background(app: Sphinx, pages: list[Path]) -> None:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # outlives sphinx-build and sphinx-autobuild's rebuild
         )
-    logger.info("kb search: indexing %d pages in the background", len(pages))
+    logger.info("kb search: indexing %d pages in the background", len(sources))
 
 
 def setup_search(app: Sphinx) -> None:
     app.connect("builder-inited", _builder_inited)
     app.connect("html-page-context", _html_page_context)
+    # Last, when every other handler has finished the page's body.
+    app.connect("html-page-context", _write_search_record, priority=950)
+    # First, so that Pagefind runs while the generated pages are written.
+    app.connect("html-collect-pages", _start_indexing, priority=100)
     app.connect("html-collect-pages", _html_collect_pages)
     app.connect("build-finished", _build_finished)

@@ -1,9 +1,10 @@
 """``python -m kb.search_worker``: the Pagefind run that ``kb_search_defer`` moves out of the
-build (see :func:`kb.search.index_in_background`). Indexes the listed pages, then fills the
+build (see :func:`kb.search.index_in_background`). Indexes the listed records, then fills the
 search page's head with the new bundle's entry."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -13,9 +14,9 @@ from kb.search import BUNDLE_DIR, build_search_index, fill_search_page
 def main(argv: list[str]) -> int:
     outdir, workdir, listing, search_page, prefix, url_mode = argv
     outdir_path = Path(outdir)
-    names = Path(listing).read_text(encoding="utf-8").split("\n")
-    pages = [outdir_path / name for name in names if name and (outdir_path / name).is_file()]
-    build_search_index(outdir_path, pages, Path(workdir), keep_index_url=url_mode == "keep-url")
+    listed = json.loads(Path(listing).read_text(encoding="utf-8"))
+    sources = {relpath: Path(source) for relpath, source in listed.items()}
+    build_search_index(outdir_path, sources, Path(workdir), keep_index_url=url_mode == "keep-url")
     fill_search_page(Path(search_page), outdir_path / BUNDLE_DIR, prefix)
     return 0
 
