@@ -131,9 +131,13 @@ def test_search_page_replaces_sphinx_search(app):
     assert len(preloads) == 2 and all((outdir / href).is_file() for href in preloads)
     assert page.select_one('meta[name="robots"]')["content"] == "noindex"
     assert not page.select('script[src*="searchindex"], script[src*="searchtools"]')
-    # No code on the search page, so no highlighting styles; other pages keep them.
-    assert not page.select('link[href*="pygments.css"]')
-    assert soup(outdir / "posts" / "hopper-gemm.html").select('link[href*="pygments.css"]')
+    # No code, math, charts or scrolling tables on the search page, so none of their
+    # styles and scripts; other pages keep them.
+    post = soup(outdir / "posts" / "hopper-gemm.html")
+    for name in search.NOT_ON_SEARCH_PAGE:
+        selector = f'link[href*="{name}"], script[src*="{name}"]'
+        assert not page.select(selector)
+        assert post.select(selector), name
     assert (outdir / "_static" / "kb-search.js").is_file()
     assert (outdir / "_static" / "kb-search.css").is_file()
     # furo's sidebar box, on every page, asks our search page and nothing else.

@@ -61,6 +61,17 @@ EXCLUDE_SELECTORS = (
     ".kb-cite",
 )
 
+#: What the search page leaves out of the assets every page loads: it shows no code, math,
+#: charts or scrolling tables, and Sphinx's term highlighting serves pages opened from
+#: Sphinx's own search. Each is a request competing with Pagefind's before the first results.
+NOT_ON_SEARCH_PAGE = {
+    "_static/pygments.css",
+    "_static/kb-math.css",
+    "_static/kb-benchmark.css",
+    "_static/sphinx_highlight.js",
+    "_static/kb-scroll-regions.js",
+}
+
 #: Builders whose output is a browsable site with one HTML file per page.
 SITE_BUILDERS = ("html", "dirhtml")
 
@@ -134,12 +145,12 @@ def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) ->
     if not _enabled(app):
         return
     if templatename == SEARCH_TEMPLATE:
-        # The search page shows no code: skip the highlighting styles (20 KB) it would load.
-        context["css_files"] = [
-            css
-            for css in context.get("css_files", [])
-            if getattr(css, "filename", css) != "_static/pygments.css"
-        ]
+        for key in ("css_files", "script_files"):
+            context[key] = [
+                asset
+                for asset in context.get(key, [])
+                if getattr(asset, "filename", asset) not in NOT_ON_SEARCH_PAGE
+            ]
         return
     if "body" not in context:
         return

@@ -149,13 +149,48 @@ async function showMore(queryId) {
   shownCount += slice.length;
   // Fetch every fragment at once, show each result as soon as it and those above it have
   // arrived: the first results appear early, and nothing moves under the reader's pointer.
-  const pending = slice.map((result) => result.data());
+  const pending = slice.map((result) => result.kbData || result.data());
   for (const data of pending) {
     const item = resultItem(await data);
     if (queryId !== latestQuery) return;
     resultList.append(item);
   }
   moreButton.hidden = shownCount >= shownResults.length;
+}
+
+function categoryFilter(categories) {
+  return categories.length ? { category: { any: categories } } : {};
+}
+
+// The query in the page's address is searched as soon as this script runs, while the page
+// is still being parsed, and the fragments of its first results are requested at once: by
+// the time the page can show results, they are usually here.
+const initialParams = new URLSearchParams(location.search);
+const initialQuery = (initialParams.get("q") || "").trim();
+const initialCategories = initialParams.getAll("category");
+let earlySearch = null;
+
+function startEarlySearch() {
+  if (!initialQuery && !initialCategories.length) return;
+  earlySearch = loadPagefind()
+    .then((pagefind) =>
+      pagefind.search(initialQuery || null, { filters: categoryFilter(initialCategories) }),
+    )
+    .then((search) => {
+      for (const result of search ? search.results.slice(0, PAGE_SIZE) : []) {
+        result.kbData = result.data();
+      }
+      return search;
+    })
+    .catch(() => null); // the search proper reports it, once the page can show it
+}
+
+function takeEarlySearch(query, categories) {
+  const early = earlySearch;
+  earlySearch = null;
+  const same =
+    query === initialQuery && categories.join("\n") === initialCategories.join("\n");
+  return same ? early : null;
 }
 
 async function runSearch() {
@@ -178,8 +213,9 @@ async function runSearch() {
       "(make serve), not opened from files.";
     throw error;
   }
-  const filters = categories.length ? { category: { any: categories } } : {};
-  const search = await pagefind.search(query || null, { filters });
+  const filters = categoryFilter(categories);
+  const early = takeEarlySearch(query, categories);
+  const search = (early && (await early)) || (await pagefind.search(query || null, { filters }));
   if (queryId !== latestQuery || search === null) return;
 
   if (search.totalFilters && search.totalFilters.category) {
@@ -252,13 +288,18 @@ function start() {
   }
 }
 
-// Download Pagefind, and the index chunks of the query in the URL, while the page loads.
-const initialQuery = new URLSearchParams(location.search).get("q");
-loadPagefind()
-  .then((pagefind) => initialQuery && pagefind.preload(initialQuery))
-  .catch(() => {}); // reported by the search itself, once the page can show it
-if (document.readyState === "loading") {
-  document.addEventListener("DOMContentLoaded", start);
-} else {
+startEarlySearch();
+// The page's search section ends with a script that says it has been parsed: start there,
+// without waiting for the rest of the page (the footer, and the theme's scripts).
+let started = false;
+function startOnce() {
+  if (started || !document.getElementById("kb-search")) return;
+  started = true;
   start();
+}
+if (window.kbSearchParsed || document.readyState !== "loading") {
+  startOnce();
+} else {
+  document.addEventListener("kb-search-parsed", startOnce);
+  document.addEventListener("DOMContentLoaded", startOnce);
 }
