@@ -22,21 +22,34 @@ let section, input, form, filterBox, categoryList, statusLine, resultList, moreB
 
 // Pagefind's first request is for its entry file (which languages, which index files). The
 // build wrote that file into this page too: answer that one request from the page, and
-// save a round trip before anything else can start (about 90 ms here). Nothing else is
-// touched: the wrapper steps aside after that request.
-function answerEntryFromPage() {
+// save a round trip before anything else can start (about 90 ms here). The wrapper also
+// notes when Pagefind has read its metadata (see watchIndexLoading), then steps aside.
+function watchPagefindRequests(metadataRead) {
   const inline = document.getElementById("kb-search-entry");
-  if (inline === null) return;
-  const entry = inline.textContent;
+  const entryPath = new URL("pagefind-entry.json", bundleUrl).pathname;
   const fetchFromNetwork = window.fetch;
+  let waitingFor = inline === null ? 1 : 2;
+  const done = () => {
+    if (--waitingFor === 0) window.fetch = fetchFromNetwork;
+  };
   window.fetch = function (input, init) {
     const url = new URL(typeof input === "string" ? input : input.url, document.baseURI);
-    if (url.pathname !== new URL("pagefind-entry.json", bundleUrl).pathname) {
-      return fetchFromNetwork.call(this, input, init);
+    if (inline !== null && url.pathname === entryPath) {
+      done();
+      const headers = { "Content-Type": "application/json" };
+      return Promise.resolve(new Response(inline.textContent, { headers }));
     }
-    window.fetch = fetchFromNetwork;
-    const headers = { "Content-Type": "application/json" };
-    return Promise.resolve(new Response(entry, { headers }));
+    const response = fetchFromNetwork.call(this, input, init);
+    if (!url.pathname.endsWith(".pf_meta")) return response;
+    done();
+    return response.then((meta) => {
+      const read = meta.arrayBuffer;
+      meta.arrayBuffer = () => read.call(meta).finally(metadataRead);
+      return meta;
+    }, (error) => {
+      metadataRead();
+      throw error;
+    });
   };
 }
 
@@ -48,7 +61,7 @@ let shownCount = 0;
 
 function loadPagefind() {
   if (pagefindPromise === null) {
-    answerEntryFromPage();
+    watchIndexLoading();
     pagefindPromise = import(new URL("pagefind.js", bundleUrl).href).then(async (pagefind) => {
       await pagefind.options({
         // Result URLs are relative to the site's root, wherever it is served (Read the Docs
@@ -59,10 +72,48 @@ function loadPagefind() {
         // own download and start-up before the first results.
         noWorker: true,
       });
+      await pagefind.init(); // starts loading the index
+      await Promise.race([indexLoaded, delay(INDEX_WAIT_LIMIT_MS)]);
       return pagefind;
     });
   }
   return pagefindPromise;
+}
+
+// A search asked for while Pagefind is still loading its index waits for it by checking
+// again every 50 ms: the first results would come up to 50 ms late. The index is ready once
+// Pagefind has read its metadata and instantiated its WebAssembly: the first search starts
+// then. Should a later Pagefind load them some other way, it starts after
+// INDEX_WAIT_LIMIT_MS all the same.
+const INDEX_WAIT_LIMIT_MS = 400;
+let indexLoaded = null;
+
+function watchIndexLoading() {
+  const metadata = new Promise((resolve) => watchPagefindRequests(resolve));
+  const webAssembly = new Promise((resolve) => {
+    const instantiate = WebAssembly.instantiate;
+    WebAssembly.instantiate = function (...args) {
+      WebAssembly.instantiate = instantiate;
+      const instantiated = instantiate.apply(this, args);
+      instantiated.then(resolve, resolve);
+      return instantiated;
+    };
+  });
+  // A task, not a microtask: Pagefind finishes loading in the microtasks that follow. An
+  // urgent one where the browser can say so: while the page loads, plain timers wait
+  // behind parsing and layout.
+  indexLoaded = Promise.all([metadata, webAssembly]).then(nextUrgentTask);
+}
+
+function nextUrgentTask() {
+  if (globalThis.scheduler && typeof scheduler.postTask === "function") {
+    return scheduler.postTask(() => {}, { priority: "user-blocking" });
+  }
+  return delay(0);
+}
+
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function selectedCategories() {
@@ -288,7 +339,17 @@ function start() {
   }
 }
 
+// Pagefind splits each query with Intl.Segmenter, and the first one a page creates loads the
+// browser's text-breaking data (20–30 ms here). Create one now, while the index downloads,
+// instead of on the way to the first results.
+function warmTextBreaking() {
+  if (typeof Intl.Segmenter === "function") {
+    new Intl.Segmenter(document.documentElement.lang || "en", { granularity: "grapheme" });
+  }
+}
+
 startEarlySearch();
+warmTextBreaking();
 // The page's search section ends with a script that says it has been parsed: start there,
 // without waiting for the rest of the page (the footer, and the theme's scripts).
 let started = false;
