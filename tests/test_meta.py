@@ -70,6 +70,30 @@ def test_image_from_the_site_root_and_the_site_default(built):
     assert root_image["og:description"] == ["Its excerpt is the first paragraph."]
 
 
+def test_a_long_description_is_cut_as_previews_show_it(make_app, tmp_path):
+    srcdir = copy_root("meta", tmp_path / "site")
+    sentences = [f"Sentence {n} says how the kernel overlaps copies with math." for n in range(8)]
+    description = " ".join(sentences)
+    write_post(
+        srcdir,
+        "posts/long.md",
+        "A long description",
+        "2024-04-01",
+        author="ada",
+        extra=f'description: "{description}"\n',
+    )
+    app = build(make_app, srcdir)
+    assert app.warning.getvalue() == ""
+    tags = head_meta(soup(app.outdir / "posts/long.html"))
+    cut = tags["description"][0]
+    assert tags["og:description"] == [cut]
+    # Whole words, then an ellipsis; about what a search result or a card shows.
+    assert cut.endswith("…") and 150 < len(cut) <= 201
+    assert description.startswith(cut[:-1]) and description[len(cut) - 1] == " "
+    # Listings and feeds keep the whole description.
+    assert soup(app.outdir / "blog.html").find(string=lambda text: description in text)
+
+
 def test_generated_pages_get_basic_tags(built):
     tags = head_meta(soup(built.outdir / "blog/tag/gemm.html"))
     assert tags["og:type"] == ["website"]

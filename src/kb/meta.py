@@ -147,10 +147,11 @@ def site_card(app: Sphinx) -> str:
 
 
 def post_tags(app: Sphinx, pagename: str, post: Post) -> str:
-    """A post's card: its excerpt and image, plus ``article:*`` tags."""
+    """A post's card: its excerpt (as previews show it) and image, plus ``article:*`` tags."""
     image = image_url(app, post)
     alt = post.title if post.image else app.kb_config.og_image_alt
-    tags = [og_tags(app, pagename, post.title, post.excerpt_text, "article", image, alt)]
+    description = preview_text(post.excerpt_text)
+    tags = [og_tags(app, pagename, post.title, description, "article", image, alt)]
     tags.append(_tag("property", "article:published_time", post.date.date().isoformat()))
     if post.updated > post.date:
         tags.append(_tag("property", "article:modified_time", post.updated.date().isoformat()))
@@ -166,12 +167,24 @@ def twitter_tags(image: str) -> list[str]:
     return [_tag("name", "twitter:card", "summary_large_image" if image else "summary")]
 
 
+#: About what a link preview or a search result shows of a description.
+DESCRIPTION_LENGTH = 200
+
+
+def preview_text(text: str) -> str:
+    """``text`` on one line, cut at a word near ``DESCRIPTION_LENGTH`` characters."""
+    text = " ".join(text.split())
+    if len(text) <= DESCRIPTION_LENGTH:
+        return text
+    return text[:DESCRIPTION_LENGTH].rsplit(" ", 1)[0] + "…"
+
+
 def page_description(doctree) -> str:
-    """A page's first paragraph, cut at a word near 200 characters (what previews show)."""
+    """A page's first paragraph, as previews show it."""
     for paragraph in doctree.findall(nodes.paragraph):
-        text = " ".join(paragraph.astext().split())
+        text = preview_text(paragraph.astext())
         if text:
-            return text if len(text) <= 200 else text[:200].rsplit(" ", 1)[0] + "…"
+            return text
     return ""
 
 
