@@ -77,6 +77,9 @@ nitpicky = True
 
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "attrs_inline"]
 myst_heading_anchors = 3
+# Math is MathML written at build time (kb.math): no MathJax to keep away from `$` signs, so no
+# "tex2jax_ignore mathjax_ignore" classes on every post.
+myst_update_mathjax = False
 
 # -- Citations (sphinxcontrib-bibtex) -----------------------------------------------------
 

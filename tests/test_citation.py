@@ -46,8 +46,21 @@ def test_cite_block_ends_the_post_and_can_be_copied(built):
     assert notes.name == "aside" and notes.select_one("#footcite-osama2023streamk")
     post = block.find_previous_sibling("section")
     assert post.select_one("h1").get_text().startswith("Tiles & pipes")
-    # The markup sphinx-copybutton attaches its button to.
-    assert block.select_one("div.highlight-bibtex div.highlight pre") is not None
+    # The markup sphinx-copybutton attaches its button to, holding the entry as plain text
+    # (no Pygments spans): what a reader copies is exactly what the page shows.
+    pre = block.select_one("div.highlight-bibtex div.highlight pre")
+    assert pre.find_all(True) == []
+    assert pre.get_text() == (
+        "@misc{godel2024tiles,\n"
+        "  author = {Kurt Gödel and Ada Lovelace},\n"
+        "  title = {{Tiles \\& pipes: 50\\% faster\\_GEMM with \\{braces\\}}},\n"
+        "  year = {2024},\n"
+        "  month = jul,\n"
+        "  howpublished = {Citation Test Site},\n"
+        f"  url = {{{SITE}posts/two-authors.html}},\n"
+        "  note = {Blog post}\n"
+        "}\n"
+    )
     assert block.select_one(".kb-cite-reference").get_text() == (
         "Kurt Gödel and Ada Lovelace. “Tiles & pipes: 50% faster_GEMM with {braces}”. "
         f"Citation Test Site, 9 July 2024. {SITE}posts/two-authors.html"

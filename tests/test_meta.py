@@ -37,14 +37,13 @@ def head_meta(page) -> dict[str, list[str]]:
 def test_post_with_its_own_image(built):
     tags = head_meta(soup(built.outdir / "posts/with-image.html"))
     assert tags["og:image"] == [f"{SITE}posts/cover.png"]
-    assert tags["twitter:image"] == [f"{SITE}posts/cover.png"]
     assert tags["twitter:card"] == ["summary_large_image"]
     assert tags["og:image:alt"] == ["A post with an image"]
     copied = built.outdir / "posts/cover.png"
     assert copied.read_bytes() == (built.srcdir / "posts/cover.png").read_bytes()
     assert tags["og:type"] == ["article"]
     assert tags["og:url"] == [f"{SITE}posts/with-image.html"]
-    assert tags["og:title"] == tags["twitter:title"] == ["A post with an image"]
+    assert tags["og:title"] == ["A post with an image"]
     # The front matter's description, once, not a second one derived from the page.
     assert tags["og:description"] == ["A post with its own card & an update."]
     assert tags["description"] == ["A post with its own card & an update."]
@@ -52,6 +51,10 @@ def test_post_with_its_own_image(built):
     assert tags["article:modified_time"] == ["2024-03-01"]
     assert tags["article:author"] == ["Ada Lovelace"]
     assert tags["article:tag"] == ["gemm", "c++"]
+    # X falls back to og:title, og:description and og:image: only the card type is its own.
+    assert [key for key in tags if key.startswith("twitter:")] == ["twitter:card"]
+    # One viewport tag, the theme's: not a second one from docutils.
+    assert tags["viewport"] == ["width=device-width,initial-scale=1"]
 
 
 def test_image_from_the_site_root_and_the_site_default(built):
@@ -65,6 +68,30 @@ def test_image_from_the_site_root_and_the_site_default(built):
     assert "article:modified_time" not in plain
     # Without a description, the excerpt (first paragraph) describes the post.
     assert root_image["og:description"] == ["Its excerpt is the first paragraph."]
+
+
+def test_a_long_description_is_cut_as_previews_show_it(make_app, tmp_path):
+    srcdir = copy_root("meta", tmp_path / "site")
+    sentences = [f"Sentence {n} says how the kernel overlaps copies with math." for n in range(8)]
+    description = " ".join(sentences)
+    write_post(
+        srcdir,
+        "posts/long.md",
+        "A long description",
+        "2024-04-01",
+        author="ada",
+        extra=f'description: "{description}"\n',
+    )
+    app = build(make_app, srcdir)
+    assert app.warning.getvalue() == ""
+    tags = head_meta(soup(app.outdir / "posts/long.html"))
+    cut = tags["description"][0]
+    assert tags["og:description"] == [cut]
+    # Whole words, then an ellipsis; about what a search result or a card shows.
+    assert cut.endswith("…") and 150 < len(cut) <= 201
+    assert description.startswith(cut[:-1]) and description[len(cut) - 1] == " "
+    # Listings and feeds keep the whole description.
+    assert soup(app.outdir / "blog.html").find(string=lambda text: description in text)
 
 
 def test_generated_pages_get_basic_tags(built):

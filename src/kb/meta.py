@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import queue
+import re
 import shutil
 from html import escape
 from pathlib import Path, PurePosixPath
@@ -134,7 +135,7 @@ def og_tags(
         tags.append(_tag("property", "og:image", image))
         if image_alt:
             tags.append(_tag("property", "og:image:alt", image_alt))
-    return "".join(tags + twitter_tags(title, description, image))
+    return "".join(tags + twitter_tags(image))
 
 
 def site_card(app: Sphinx) -> str:
@@ -146,10 +147,11 @@ def site_card(app: Sphinx) -> str:
 
 
 def post_tags(app: Sphinx, pagename: str, post: Post) -> str:
-    """A post's card: its excerpt and image, plus ``article:*`` tags."""
+    """A post's card: its excerpt (as previews show it) and image, plus ``article:*`` tags."""
     image = image_url(app, post)
     alt = post.title if post.image else app.kb_config.og_image_alt
-    tags = [og_tags(app, pagename, post.title, post.excerpt_text, "article", image, alt)]
+    description = preview_text(post.excerpt_text)
+    tags = [og_tags(app, pagename, post.title, description, "article", image, alt)]
     tags.append(_tag("property", "article:published_time", post.date.date().isoformat()))
     if post.updated > post.date:
         tags.append(_tag("property", "article:modified_time", post.updated.date().isoformat()))
@@ -158,22 +160,31 @@ def post_tags(app: Sphinx, pagename: str, post: Post) -> str:
     return "".join(tags)
 
 
-def twitter_tags(title: str, description: str, image: str) -> list[str]:
-    tags = [_tag("name", "twitter:card", "summary_large_image" if image else "summary")]
-    tags.append(_tag("name", "twitter:title", title))
-    if description:
-        tags.append(_tag("name", "twitter:description", description))
-    if image:
-        tags.append(_tag("name", "twitter:image", image))
-    return tags
+def twitter_tags(image: str) -> list[str]:
+    """Only the card type: for title, description and image X reads the ``og:*`` tags when
+    its own are absent (its Cards markup reference), so repeating them would only add bytes
+    (a post's description is ~400 of them)."""
+    return [_tag("name", "twitter:card", "summary_large_image" if image else "summary")]
+
+
+#: About what a link preview or a search result shows of a description.
+DESCRIPTION_LENGTH = 200
+
+
+def preview_text(text: str) -> str:
+    """``text`` on one line, cut at a word near ``DESCRIPTION_LENGTH`` characters."""
+    text = " ".join(text.split())
+    if len(text) <= DESCRIPTION_LENGTH:
+        return text
+    return text[:DESCRIPTION_LENGTH].rsplit(" ", 1)[0] + "…"
 
 
 def page_description(doctree) -> str:
-    """A page's first paragraph, cut at a word near 200 characters (what previews show)."""
+    """A page's first paragraph, as previews show it."""
     for paragraph in doctree.findall(nodes.paragraph):
-        text = " ".join(paragraph.astext().split())
+        text = preview_text(paragraph.astext())
         if text:
-            return text if len(text) <= 200 else text[:200].rsplit(" ", 1)[0] + "…"
+            return text
     return ""
 
 
@@ -196,6 +207,17 @@ def _social_page_context(app: Sphinx, pagename, templatename, context, doctree) 
     else:
         return
     context["metatags"] = context.get("metatags", "") + tags
+
+
+# docutils' HTML5 writer adds its own viewport tag to the page's meta tags, and Sphinx passes it
+# on although every theme's layout (furo's base.html too) writes one: two in each head
+# (sphinx-doc/sphinx#11699). Keep the theme's.
+DOCUTILS_VIEWPORT = re.compile(r'<meta name="viewport" [^>]*>\n?')
+
+
+def _drop_docutils_viewport(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    if context.get("metatags"):
+        context["metatags"] = DOCUTILS_VIEWPORT.sub("", context["metatags"])
 
 
 def _redirect_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
@@ -285,6 +307,7 @@ def setup_meta(app: Sphinx) -> None:
     # After kb.listings (500) has set the title of an archive page.
     app.connect("html-page-context", _social_page_context, priority=600)
     app.connect("html-page-context", _redirect_page_context)
+    app.connect("html-page-context", _drop_docutils_viewport)
     # After kb.sidebars (500) has set the page's sidebar.
     app.connect("html-page-context", _notfound_page_context, priority=600)
     app.connect("build-finished", _build_finished)
