@@ -298,8 +298,15 @@ class _CountingHandler(SimpleHTTPRequestHandler):
 GZIP_SUFFIXES = (".html", ".css", ".js", ".json", ".svg")
 
 
-def _serve_forever(directory: str, port, compress: bool) -> None:
-    handler = functools.partial(_CountingHandler, directory=directory)
+class _NagleHandler(_CountingHandler):
+    """Python's own default, for comparison (``--nagle``)."""
+
+    disable_nagle_algorithm = False
+
+
+def _serve_forever(directory: str, port, compress: bool, nagle: bool) -> None:
+    handler_class = _NagleHandler if nagle else _CountingHandler
+    handler = functools.partial(handler_class, directory=directory)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.sent = []
     server.gzip = compress
@@ -307,10 +314,10 @@ def _serve_forever(directory: str, port, compress: bool) -> None:
     server.serve_forever()
 
 
-def serve(directory: Path, compress: bool) -> tuple[multiprocessing.Process, str]:
+def serve(directory: Path, compress: bool, nagle: bool) -> tuple[multiprocessing.Process, str]:
     """Serve ``directory`` from another process, so the browser's driver never slows it."""
     port = multiprocessing.Queue()
-    args = (str(directory), port, compress)
+    args = (str(directory), port, compress, nagle)
     process = multiprocessing.Process(target=_serve_forever, args=args)
     process.start()
     return process, f"http://127.0.0.1:{port.get(timeout=30)}"
@@ -354,8 +361,8 @@ def measure(browser, base: str, query: str) -> dict:
     }
 
 
-def run_engine(browser, outdir: Path, query: str, runs: int, compress: bool) -> dict:
-    server, base = serve(outdir, compress)
+def run_engine(browser, outdir: Path, query: str, runs: int, compress: bool, nagle: bool) -> dict:
+    server, base = serve(outdir, compress, nagle)
     try:
         measure(browser, base, query)  # warm Chromium's own start-up, not the page
         samples = [measure(browser, base, query) for _ in range(runs)]
@@ -380,6 +387,11 @@ def main(argv=None) -> int:
     parser.add_argument("--files", action="store_true", help="list what each engine fetched")
     parser.add_argument(
         "--gzip", action="store_true", help="compress HTML, CSS, JS and JSON as hosts do"
+    )
+    parser.add_argument(
+        "--nagle",
+        action="store_true",
+        help="serve as Python's http.server does by default, Nagle's algorithm on",
     )
     parser.add_argument(
         "--skip-build", action="store_true", help="measure the builds already in --workdir"
@@ -410,13 +422,16 @@ def main(argv=None) -> int:
                 executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
             )
             for name, (outdir, _) in builds.items():
-                rows[name] = run_engine(browser, outdir, args.query, args.runs, args.gzip)
+                rows[name] = run_engine(
+                    browser, outdir, args.query, args.runs, args.gzip, args.nagle
+                )
             browser.close()
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
         f"\nOne query ({args.query!r}) on {args.posts} posts, "
-        f"{'gzip' if args.gzip else 'uncompressed'}; median of {args.runs} cold runs;"
+        f"{'gzip' if args.gzip else 'uncompressed'}{', Nagle on' if args.nagle else ''};"
+        f" median of {args.runs} cold runs;"
         f" {os.cpu_count()} CPUs, load average {load}"
     )
     header = (
