@@ -34,6 +34,7 @@ from sphinx.util import logging
 from . import feedformats
 from .catalog import Catalog, Post, get_catalog, relocate_links, write_fragment
 from .feedformats import Feed, Item, Person, Term
+from .freshness import is_current, page_signature
 from .listings import listing_title
 from .series import series_collections
 
@@ -236,16 +237,45 @@ def write_feeds(app: Sphinx) -> dict[Path, bool]:
     catalog = get_catalog(app)
     scopes = feed_scopes(app, catalog)
     needed = {post.docname: post for scope in scopes for post in scope.posts}
-    items = {name: feed_item(app, catalog, post, base) for name, post in sorted(needed.items())}
     outdir = Path(app.outdir)
+    paths = {
+        (scope.path, fmt): outdir / scope.path / FORMATS[fmt][0]
+        for scope in scopes
+        for fmt in app.kb_config.feed_formats
+    }
+    if _feeds_are_current(app, base, scopes, needed.values(), paths.values()):
+        return dict.fromkeys(paths.values(), False)
+    items = {name: feed_item(app, catalog, post, base) for name, post in sorted(needed.items())}
     written = {}
     for scope in scopes:
         feed = build_feed(app, scope, items, base)
         for fmt in app.kb_config.feed_formats:
-            path = outdir / scope.path / FORMATS[fmt][0]
+            path = paths[scope.path, fmt]
             written[path] = write_if_changed(path, feedformats.WRITERS[fmt](feed))
     _remove_stale(outdir / FEEDS_DIR, set(written))
     return written
+
+
+def _feeds_are_current(app: Sphinx, base: str, scopes, posts, paths) -> bool:
+    """Whether the feeds on disk are those this build would write (a no-change rebuild).
+
+    Signed by what the items show of each post (its catalog fingerprint), which posts each
+    feed holds, and the settings (in the base signature). Full-text items show whole posts,
+    which the fingerprint does not cover: those feeds are always written out again.
+    """
+    if app.kb_config.feed_fulltext:
+        return False
+    signature = page_signature(
+        app,
+        "feeds",
+        app.builder.name,
+        base,
+        fallback_date().isoformat(),
+        *(f"{s.path}|{s.title}|{s.description}|{s.home_docname}" for s in scopes),
+        *(",".join(post.docname for post in s.posts) for s in scopes),
+        *(post.fingerprint() for post in posts),
+    )
+    return is_current(app, FEEDS_DIR, signature, paths)
 
 
 def _remove_stale(folder: Path, current: set[Path]) -> None:

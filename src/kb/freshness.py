@@ -85,12 +85,20 @@ def _env_updated(app: Sphinx, env) -> list[str]:
         from .sidebars import refresh_sidebar  # sidebars imports this module
 
         for docname in sorted(docs.keys() & old_docs.keys() - changed):
-            refresh_sidebar(app, docname, _output_path(app, docname))
+            refresh_sidebar(app, docname, output_path(app, docname))
     return sorted(changed)
 
 
-def _output_path(app: Sphinx, docname: str) -> Path:
-    return Path(app.outdir) / app.builder.get_target_uri(docname)
+def site_path(app: Sphinx, docname: str) -> str:
+    """The file a page is written to, relative to the output folder (``x.html``, or
+    ``x/index.html`` for dirhtml)."""
+    uri = app.builder.get_target_uri(docname)
+    return uri + "index.html" if uri.endswith("/") or not uri else uri
+
+
+def output_path(app: Sphinx, docname: str) -> Path:
+    """The file a page is written to."""
+    return Path(app.outdir) / site_path(app, docname)
 
 
 def page_signature(app: Sphinx, *parts: str) -> str:
@@ -111,16 +119,23 @@ def should_write(app: Sphinx, docname: str, signature: str | None = None, path: 
             str(page.count),
             *(p.fingerprint() for p in page.posts),
         )
-    app.kb_state_new["pages"][docname] = signature
     if path is None:
-        path = _output_path(app, docname)
-    if not path.exists() or app.kb_state_old.get("pages", {}).get(docname) != signature:
+        path = output_path(app, docname)
+    if not is_current(app, docname, signature, [path]):
         return True
     if app.kb_sidebar_changed:
         from .sidebars import refresh_sidebar  # sidebars imports this module
 
         refresh_sidebar(app, docname, path)
     return False
+
+
+def is_current(app: Sphinx, key: str, signature: str, paths) -> bool:
+    """Record what ``key`` (a page, or a group of files) is made from; True when that is what
+    the last build made it from and its files are all still there."""
+    app.kb_state_new["pages"][key] = signature
+    unchanged = app.kb_state_old.get("pages", {}).get(key) == signature
+    return unchanged and all(path.exists() for path in paths)
 
 
 def _build_finished(app: Sphinx, exception) -> None:

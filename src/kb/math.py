@@ -13,7 +13,6 @@ import functools
 import re
 
 from docutils import nodes
-from latex2mathml.converter import convert
 from lxml import etree
 from sphinx.application import Sphinx
 from sphinx.locale import _
@@ -42,6 +41,8 @@ def tex_to_mathml(tex: str, display: bool) -> str:
 
 def mathml_tree(tex: str, display: bool):
     """latex2mathml's tree of one formula, checked, with its operators made valid."""
+    from latex2mathml.converter import convert  # imported when a page has math to convert
+
     try:
         xml = convert(tex, display="block" if display else "inline")
     except Exception as error:  # latex2mathml raises a dozen unrelated classes

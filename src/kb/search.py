@@ -33,11 +33,13 @@ import time
 from html import escape, unescape
 from pathlib import Path
 
+from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from .catalog import Post, get_catalog
+from .freshness import output_path, page_signature, site_path
 from .listings import root_prefix
 
 logger = logging.getLogger(__name__)
@@ -76,8 +78,11 @@ NOT_ON_SEARCH_PAGE = {
 SITE_BUILDERS = ("html", "dirhtml")
 
 SEARCH_TEMPLATE = "kb/search.html"
-#: Where the search page gets what it needs to know of the bundle, once it is written.
-BUNDLE_MARKER = "<!-- kb-search-bundle -->"
+#: Where the search page gets what it needs to know of the bundle, once it is written: between
+#: these two comments, so that a later bundle replaces what an earlier one put there.
+BUNDLE_START = "<!-- kb-search-bundle -->"
+BUNDLE_END = "<!-- /kb-search-bundle -->"
+_BUNDLE_SECTION = re.compile(re.escape(BUNDLE_START) + ".*?" + re.escape(BUNDLE_END), re.DOTALL)
 RTD_SCRIPT = "kb-search-readthedocs.js"
 #: In the doctree folder: what the last bundle was made from.
 STATE_FILE = "kb-search-state"
@@ -177,10 +182,14 @@ def _builder_inited(app: Sphinx) -> None:
 def _html_collect_pages(app: Sphinx):
     if not _enabled(app):
         return
+    # Rendered again only when the templates or settings changed (its sidebar is refreshed
+    # in place, and the bundle's part of its head is filled in at the end of every build).
+    if not app.kb_should_write("search", page_signature(app, "search", app.builder.name)):
+        return
     context = {
         "title": "Search",
         "kb_search_bundle": BUNDLE_DIR,
-        "kb_search_bundle_marker": BUNDLE_MARKER,
+        "kb_search_bundle_marker": Markup(BUNDLE_START + BUNDLE_END),
     }
     yield "search", context, SEARCH_TEMPLATE
 
@@ -213,7 +222,7 @@ def _write_search_record(app: Sphinx, pagename, templatename, context, doctree) 
         return
     if not is_searchable(app, pagename, templatename, doctree):
         return
-    path = records_root(app) / output_path(app, pagename).relative_to(app.outdir)
+    path = records_root(app) / site_path(app, pagename)
     path.parent.mkdir(parents=True, exist_ok=True)
     # A new file, not the old one rewritten: a Pagefind run still reading the previous
     # record through its staging link (kb serve's background indexing) keeps a whole file.
@@ -233,14 +242,16 @@ def search_sources(app: Sphinx) -> dict[str, Path]:
     since the last build is still on disk, and must not be found. A page with no record
     (its record folder was deleted, say) is indexed from its written page instead.
     """
+    folders = (str(records_root(app)), str(app.outdir))
     sources = {}
     for docname in sorted(app.env.found_docs):
         if not is_searchable_doc(app, docname):
             continue
-        relpath = output_path(app, docname).relative_to(app.outdir).as_posix()
-        for candidate in (records_root(app) / relpath, Path(app.outdir) / relpath):
-            if candidate.is_file():
-                sources[relpath] = candidate
+        relpath = site_path(app, docname)
+        for folder in folders:
+            candidate = os.path.join(folder, relpath)
+            if os.path.isfile(candidate):
+                sources[relpath] = Path(candidate)
                 break
     return sources
 
@@ -308,14 +319,15 @@ class IndexRun:
     def __init__(self, outdir: Path, sources: dict[str, Path], workdir: Path, keep_index_url: bool):
         self.bundle = outdir / BUNDLE_DIR
         self.state = workdir / STATE_FILE
-        command = pagefind_command(
-            _pagefind_executable(), Path("<staging>"), self.bundle, keep_index_url
-        )
+        # Signed with the settings and Pagefind's version; the binary is looked up (an import
+        # and a search of the package) only when it has to run.
+        command = pagefind_command(Path("pagefind"), Path("<staging>"), self.bundle, keep_index_url)
         self.fingerprint = _fingerprint(command, sources)
         self.process = None
         unchanged = _read(self.state) == self.fingerprint
         if unchanged and (self.bundle / "pagefind-entry.json").is_file():
             return
+        command[0] = str(_pagefind_executable())
         # A fresh bundle: fragments of deleted or renamed pages must not linger.
         shutil.rmtree(self.bundle, ignore_errors=True)
         workdir.mkdir(parents=True, exist_ok=True)
@@ -396,12 +408,6 @@ def bundle_head_html(bundle: Path, prefix: str) -> str:
     return "".join(html)
 
 
-def output_path(app: Sphinx, docname: str) -> Path:
-    """The file a page is written to (``x.html``, or ``x/index.html`` for dirhtml)."""
-    uri = app.builder.get_target_uri(docname)
-    return Path(app.outdir) / (uri + "index.html" if uri.endswith("/") or not uri else uri)
-
-
 def complete_search_page(app: Sphinx, bundle: Path) -> None:
     page = output_path(app, "search")
     fill_search_page(page, bundle, root_prefix(app, "search") + BUNDLE_DIR + "/")
@@ -409,7 +415,10 @@ def complete_search_page(app: Sphinx, bundle: Path) -> None:
 
 def fill_search_page(page: Path, bundle: Path, prefix: str) -> None:
     html = page.read_text(encoding="utf-8")
-    page.write_text(html.replace(BUNDLE_MARKER, bundle_head_html(bundle, prefix)), encoding="utf-8")
+    section = BUNDLE_START + bundle_head_html(bundle, prefix) + BUNDLE_END
+    filled = _BUNDLE_SECTION.sub(lambda _: section, html, count=1)
+    if filled != html:  # an unchanged page keeps its file as it was
+        page.write_text(filled, encoding="utf-8")
 
 
 def _keep_index_url(app: Sphinx) -> bool:
