@@ -73,6 +73,7 @@ function loadPagefind() {
         noWorker: true,
       });
       await pagefind.init(); // starts loading the index
+      warmTextBreaking(); // while the index loads
       await Promise.race([indexLoaded, delay(INDEX_WAIT_LIMIT_MS)]);
       return pagefind;
     });
@@ -198,15 +199,23 @@ function resultItem(data) {
 async function showMore(queryId) {
   const slice = shownResults.slice(shownCount, shownCount + PAGE_SIZE);
   shownCount += slice.length;
-  // Fetch every fragment at once, show each result as soon as it and those above it have
-  // arrived: the first results appear early, and nothing moves under the reader's pointer.
-  const pending = slice.map((result) => result.kbData || result.data());
-  for (const data of pending) {
-    const item = resultItem(await data);
+  // Show each result as soon as it and those above it have arrived, so nothing moves under
+  // the reader's pointer. The first few fragments are fetched first and the rest once the
+  // top result is on screen: ten requests at once would all arrive later.
+  const pending = slice.slice(0, FIRST_FETCHES).map(fragmentOf);
+  for (let i = 0; i < slice.length; i++) {
+    if (i === 1) pending.push(...slice.slice(FIRST_FETCHES).map(fragmentOf));
+    const item = resultItem(await pending[i]);
     if (queryId !== latestQuery) return;
     resultList.append(item);
   }
   moreButton.hidden = shownCount >= shownResults.length;
+}
+
+const FIRST_FETCHES = 3;
+
+function fragmentOf(result) {
+  return result.kbData || result.data();
 }
 
 function categoryFilter(categories) {
@@ -228,7 +237,7 @@ function startEarlySearch() {
       pagefind.search(initialQuery || null, { filters: categoryFilter(initialCategories) }),
     )
     .then((search) => {
-      for (const result of search ? search.results.slice(0, PAGE_SIZE) : []) {
+      for (const result of search ? search.results.slice(0, FIRST_FETCHES) : []) {
         result.kbData = result.data();
       }
       return search;
@@ -340,8 +349,8 @@ function start() {
 }
 
 // Pagefind splits each query with Intl.Segmenter, and the first one a page creates loads the
-// browser's text-breaking data (20–30 ms here). Create one now, while the index downloads,
-// instead of on the way to the first results.
+// browser's text-breaking data (20–30 ms here): create one while the index loads, instead of
+// on the way to the first results.
 function warmTextBreaking() {
   if (typeof Intl.Segmenter === "function") {
     new Intl.Segmenter(document.documentElement.lang || "en", { granularity: "grapheme" });
@@ -349,7 +358,6 @@ function warmTextBreaking() {
 }
 
 startEarlySearch();
-warmTextBreaking();
 // The page's search section ends with a script that says it has been parsed: start there,
 // without waiting for the rest of the page (the footer, and the theme's scripts).
 let started = false;
