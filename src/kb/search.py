@@ -63,15 +63,21 @@ EXCLUDE_SELECTORS = (
     ".kb-cite",
 )
 
-#: What the search page leaves out of the assets every page loads: it shows no code, math,
-#: charts or scrolling tables, and Sphinx's term highlighting serves pages opened from
-#: Sphinx's own search. Each is a request competing with Pagefind's before the first results.
+#: What the search page leaves out of the assets every page loads: it shows no code (so no
+#: highlighting styles or copy buttons), math, charts or scrolling tables; Sphinx's term
+#: highlighting serves pages opened from Sphinx's own search; the one key of Sphinx's doctools
+#: a reader uses there, ``/``, kb-search.js handles. (``documentation_options.js`` stays:
+#: other extensions' scripts read the settings it defines.) Each is a request competing with
+#: Pagefind's before the first results.
 NOT_ON_SEARCH_PAGE = {
     "_static/pygments.css",
     "_static/kb-math.css",
     "_static/kb-benchmark.css",
     "_static/sphinx_highlight.js",
     "_static/kb-scroll-regions.js",
+    "_static/doctools.js",
+    "_static/clipboard.min.js",
+    "_static/copybutton.js",
 }
 
 #: Builders whose output is a browsable site with one HTML file per page.

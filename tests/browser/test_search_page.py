@@ -252,3 +252,19 @@ def test_opened_from_files_the_page_says_why_search_is_off(browser, tmp_path_fac
     page.goto((outdir / "en" / "latest" / "search.html").as_uri() + "?q=MIG")
     expect(page.locator(".kb-search-status")).to_contain_text("served over HTTP")
     context.close()
+
+
+def test_slash_focuses_the_search_box_on_the_search_page(page, site_url, offsite):
+    """The search page loads none of Sphinx's doctools, and `/` still works there."""
+    page.goto(f"{site_url}search.html?q=TMEM")
+    wait_for_results(page)
+    assert page.locator('script[src*="doctools"]').count() == 0
+    page.locator("h1").click()
+    page.keyboard.press("/")
+    box = page.locator("#kb-search-input")
+    expect(box).to_be_focused()
+    expect(box).to_have_value("TMEM")
+    page.keyboard.type("MIG")  # the old query was selected: typing replaces it
+    expect(box).to_have_value("MIG")
+    wait_for_results(page)
+    expect(page).to_have_url(f"{site_url}search.html?q=MIG")

@@ -335,6 +335,14 @@ function start() {
   });
   categoryList.addEventListener("change", () => runSearch());
   moreButton.addEventListener("click", () => showMore(latestQuery));
+  // `/` focuses the search box, as on every other page (there, Sphinx's doctools does it).
+  document.addEventListener("keydown", (event) => {
+    const typing = event.target.closest("input, textarea, select, [contenteditable]");
+    if (event.key !== "/" || typing || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    input.focus();
+    input.select();
+  });
   if (query || params.has("category")) {
     runSearch();
   } else {
