@@ -298,6 +298,7 @@ def test_deferred_indexing_catches_up_after_the_build_returns(make_app, rootdir,
     while set(fragments(outdir)) != expected and time.monotonic() < deadline:
         time.sleep(0.2)
     assert set(fragments(outdir)) == expected
+
     # The search page names the new bundle once the background run has filled it in.
     def entries():
         entry = soup(outdir / "search.html").select_one("#kb-search-entry")
