@@ -121,7 +121,7 @@ def should_write(app: Sphinx, docname: str, signature: str | None = None, path: 
         )
     if path is None:
         path = output_path(app, docname)
-    if not is_current(app, docname, signature, [path]):
+    if not _is_current(app, "pages", docname, signature, [path]):
         return True
     if app.kb_sidebar_changed:
         from .sidebars import refresh_sidebar  # sidebars imports this module
@@ -131,10 +131,15 @@ def should_write(app: Sphinx, docname: str, signature: str | None = None, path: 
 
 
 def is_current(app: Sphinx, key: str, signature: str, paths) -> bool:
-    """Record what ``key`` (a page, or a group of files) is made from; True when that is what
-    the last build made it from and its files are all still there."""
-    app.kb_state_new["pages"][key] = signature
-    unchanged = app.kb_state_old.get("pages", {}).get(key) == signature
+    """Record what ``key``, a group of files that are not pages (the feeds), is made from; True
+    when that is what the last build made it from and its files are all still there."""
+    return _is_current(app, "files", key, signature, paths)
+
+
+def _is_current(app: Sphinx, section: str, key: str, signature: str, paths) -> bool:
+    # "pages" lists generated pages (the sitemap lists them too); "files", anything else.
+    app.kb_state_new.setdefault(section, {})[key] = signature
+    unchanged = app.kb_state_old.get(section, {}).get(key) == signature
     return unchanged and all(path.exists() for path in paths)
 
 
