@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from kb.search import BUNDLE_DIR, build_search_index, fill_search_page
+from kb.searchindex import BUNDLE_DIR, build_search_index, fill_search_page
 
 
 def main(argv: list[str]) -> int:
