@@ -341,3 +341,17 @@ def test_search_page_follows_the_bundle_without_being_rendered_again(make_app, r
     assert len(soup(page).select("head #kb-search-entry")) == 1
     quokka = [f for f in fragments(outdir).values() if "quokkas" in f["content"]]
     assert [f["url"] for f in quokka] == ["/posts/gpu-sharing.html"]
+
+
+def test_records_of_deleted_posts_are_removed(make_app, rootdir, tmp_path):
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    make_app("html", srcdir=srcdir).build()
+    records = srcdir / "_build" / "doctrees" / search.RECORDS_DIR
+    assert (records / "posts" / "sync-basics.html").is_file()
+    (srcdir / "posts" / "sync-basics.md").unlink()
+    Blog._dict.clear()
+    make_app("html", srcdir=srcdir).build()
+    left = {str(p.relative_to(records).with_suffix("")) for p in records.rglob("*") if p.is_file()}
+    assert left == SEARCHABLE - {"posts/sync-basics"}
+    assert "/posts/sync-basics.html" not in fragments(srcdir / "_build" / "html")

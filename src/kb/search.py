@@ -240,6 +240,16 @@ def search_sources(app: Sphinx) -> dict[str, Path]:
     return sources
 
 
+def prune_records(app: Sphinx, sources: dict[str, Path]) -> None:
+    """Remove the records of pages that are gone (a post deleted or renamed): never indexed,
+    they would only pile up. Done when the sources changed, so the bundle was made again."""
+    root = records_root(app)
+    current = {root / relpath for relpath in sources}
+    for path in root.rglob("*"):
+        if path.is_file() and path not in current:
+            path.unlink()
+
+
 # -- Indexing ----------------------------------------------------------------------------------
 
 
@@ -291,7 +301,10 @@ def _build_finished(app: Sphinx, exception) -> None:
         app.kb_search_sources = sources
         run = IndexRun(Path(app.outdir), sources, Path(app.doctreedir), _keep_index_url(app))
     start = time.perf_counter()
+    reindexed = run.process is not None
     count = run.wait()
+    if reindexed:
+        prune_records(app, app.kb_search_sources)
     complete_search_page(app, Path(app.outdir) / BUNDLE_DIR)
     logger.info("kb search: %d pages indexed (%.1f s waited)", count, time.perf_counter() - start)
     expected = len(app.kb_search_sources)
