@@ -26,6 +26,7 @@ from helpers import soup, write_post
 from lxml import etree
 from sphinx.errors import ConfigError
 
+from kb import feedformats
 from kb.config import KbConfig, read_config
 from kb.feeds import FORMATS
 
@@ -587,6 +588,37 @@ def test_rebuild_rewrites_only_changed_feeds(make_app, tmp_path):
     )
     titles = [i["title"] for i in parse(outdir, "feeds/category/benchmarks", "json")["items"]]
     assert titles == [HOSTILE_TITLE, "Tensor cores"]
+
+
+def test_unchanged_feeds_are_not_even_serialized(make_app, tmp_path, monkeypatch):
+    """A no-change rebuild skips the feeds by their signature; full-text feeds show whole
+    posts, which the signature does not cover, so they are serialized every time."""
+    srcdir = tmp_path / "site"
+    shutil.copytree(ROOT, srcdir)
+    outdir = build_copy(make_app, srcdir)
+    before = feed_bytes(outdir)
+    serialized = []
+
+    def counting(writer):
+        def write(feed):
+            serialized.append(feed.title)
+            return writer(feed)
+
+        return write
+
+    monkeypatch.setattr(
+        feedformats, "WRITERS", {fmt: counting(w) for fmt, w in feedformats.WRITERS.items()}
+    )
+    build_copy(make_app, srcdir)
+    assert serialized == []
+    assert feed_bytes(outdir) == before
+    app = make_app("html", srcdir=srcdir, confoverrides={"kb_feed_fulltext": True})
+    try:
+        build(app)
+    finally:
+        app.cleanup()
+        Blog._dict.clear()
+    assert len(serialized) == 3 * len(SCOPES)
 
 
 def test_tags_sharing_a_feed_url_are_reported(make_app, tmp_path):

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import html
-import os
 import re
 from dataclasses import dataclass
 from importlib.metadata import version
 from io import StringIO
 from pathlib import Path
+
+from .fileio import write_atomically
 
 #: Bump when the drawing code changes, so that cached charts are drawn again.
 CHART_VERSION = "1"
@@ -60,11 +61,7 @@ def cached_svg(spec: ChartSpec, cache_dir: Path) -> Path:
     """The SVG file of ``spec`` in ``cache_dir``, drawn only if it is not there yet."""
     path = cache_dir / f"chart-{spec.digest()}.svg"
     if not path.exists():
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        # Write then rename: parallel writers never see half a file.
-        partial = path.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(render_svg(spec), encoding="utf-8")
-        os.replace(partial, path)
+        write_atomically(path, render_svg(spec))  # parallel writers never see half a file
     return path
 
 

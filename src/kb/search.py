@@ -36,6 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from .catalog import Post, get_catalog
+from .fileio import write_atomically
 from .freshness import output_path, page_signature, site_path
 from .listings import root_prefix
 from .searchindex import (
@@ -148,6 +149,7 @@ def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) ->
     post = get_catalog(app).by_docname(pagename)
     title = post.title if post is not None else plain_title(context.get("title", ""))
     context["body"] = mark_searchable(context["body"], title, post)
+    context["kb_searchable"] = True  # its record is written once every handler is done
 
 
 # -- The search page --------------------------------------------------------------------------
@@ -202,17 +204,14 @@ def _write_search_record(app: Sphinx, pagename, templatename, context, doctree) 
     unchanged keeps its record from the build that wrote it. Runs late, after every other
     handler has finished the body.
     """
-    if not _enabled(app) or "body" not in context:
+    if not context.get("kb_searchable"):
         return
-    if not is_searchable(app, pagename, templatename, doctree):
-        return
-    path = records_root(app) / site_path(app, pagename)
-    path.parent.mkdir(parents=True, exist_ok=True)
     # A new file, not the old one rewritten: a Pagefind run still reading the previous
     # record through its staging link (kb serve's background indexing) keeps a whole file.
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(record_html(context["body"], app.config.language or "en"), encoding="utf-8")
-    os.replace(partial, path)
+    write_atomically(
+        records_root(app) / site_path(app, pagename),
+        record_html(context["body"], app.config.language or "en"),
+    )
 
 
 def records_root(app: Sphinx) -> Path:

@@ -268,3 +268,31 @@ def test_slash_focuses_the_search_box_on_the_search_page(page, site_url, offsite
     expect(box).to_have_value("MIG")
     wait_for_results(page)
     expect(page).to_have_url(f"{site_url}search.html?q=MIG")
+
+
+#: For each fragment Pagefind asks for: how many results the page showed at that moment.
+FRAGMENT_RECORDER = """
+window.__resultsShownAtEachFragment = [];
+const fetchFromNetwork = window.fetch;
+window.fetch = function (input, init) {
+  const url = typeof input === "string" ? input : input.url;
+  if (url.includes(".pf_fragment")) {
+    const shown = document.querySelectorAll(".kb-search-result").length;
+    window.__resultsShownAtEachFragment.push(shown);
+  }
+  return fetchFromNetwork.call(this, input, init);
+};
+"""
+
+
+def test_top_results_are_fetched_before_the_rest(page, site_url, offsite):
+    """The first three fragments go out first; the rest once the top result is shown."""
+    page.add_init_script(FRAGMENT_RECORDER)
+    page.goto(f"{site_url}search.html?q=GPU")
+    wait_for_results(page)
+    shown = page.locator(".kb-search-result").count()
+    assert shown > 3  # enough results for the order to matter
+    at_each_fragment = page.evaluate("window.__resultsShownAtEachFragment")
+    assert len(at_each_fragment) == shown  # one fragment per result shown, none twice
+    assert at_each_fragment[:3] == [0, 0, 0]
+    assert all(count >= 1 for count in at_each_fragment[3:])
