@@ -30,6 +30,17 @@ from sphinx.writers.html import HTMLWriter
 
 logger = logging.getLogger(__name__)
 
+#: Builders whose output is a browsable site with one HTML file per page.
+SITE_BUILDERS = ("html", "dirhtml")
+
+
+def site_url(app: Sphinx) -> str:
+    """The site's absolute URL with a trailing slash (``html_baseurl``, else ablog's
+    ``blog_baseurl``), or "" when none is configured."""
+    url = (app.config.html_baseurl or getattr(app.config, "blog_baseurl", "") or "").strip()
+    return url if not url or url.endswith("/") else url + "/"
+
+
 WORDS_PER_MINUTE = 230
 
 #: Kinds of collection, their ablog catalog path and the heading of their archive pages.

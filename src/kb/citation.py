@@ -15,7 +15,7 @@ from urllib.parse import urljoin
 
 from sphinx.application import Sphinx
 
-from .catalog import Post, post_page
+from .catalog import Post, post_page, site_url
 from .entries import format_date
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -58,9 +58,8 @@ def post_url(app: Sphinx, post: Post) -> str:
     """Where a citation sends readers: the full article (external posts) or our page."""
     if post.external_link:
         return post.external_link
-    base = app.config.html_baseurl or getattr(app.config, "blog_baseurl", "") or ""
-    uri = app.builder.get_target_uri(post.docname)
-    return urljoin(base.rstrip("/") + "/", uri) if base else ""
+    base = site_url(app)
+    return urljoin(base, app.builder.get_target_uri(post.docname)) if base else ""
 
 
 def _site_name(app: Sphinx) -> str:

@@ -32,7 +32,15 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from . import feedformats
-from .catalog import Catalog, Post, get_catalog, relocate_links, write_fragment
+from .catalog import (
+    SITE_BUILDERS,
+    Catalog,
+    Post,
+    get_catalog,
+    relocate_links,
+    site_url,
+    write_fragment,
+)
 from .feedformats import Feed, Item, Person, Term
 from .freshness import is_current, page_signature
 from .listings import listing_title
@@ -48,7 +56,6 @@ FORMATS = {
     "json": ("feed.json", "application/feed+json", "JSON Feed"),
 }
 #: Builders whose output is the web site (not epub, not singlehtml).
-SITE_BUILDERS = {"html", "dirhtml"}
 
 
 @dataclass(frozen=True)
@@ -63,12 +70,6 @@ class Scope:
 
 
 # -- Which feeds exist -------------------------------------------------------------------------
-
-
-def site_url(app: Sphinx) -> str:
-    """The site's absolute URL with a trailing slash, or "" when none is configured."""
-    url = (app.config.html_baseurl or getattr(app.config, "blog_baseurl", "") or "").strip()
-    return url if not url or url.endswith("/") else url + "/"
 
 
 def feed_scopes(app: Sphinx, catalog: Catalog) -> list[Scope]:

@@ -28,7 +28,7 @@ from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from .catalog import Catalog, Post, get_catalog, relocate_links
+from .catalog import Catalog, Post, get_catalog, relocate_links, site_url
 
 logger = logging.getLogger(__name__)
 
@@ -36,11 +36,6 @@ IMAGE_FIELD = "og:image"
 
 
 # -- Per-post images -------------------------------------------------------------------------
-
-
-def site_url(app: Sphinx) -> str:
-    base = app.config.html_baseurl or getattr(app.config, "blog_baseurl", "") or ""
-    return base.rstrip("/") + "/" if base else ""
 
 
 def image_path(post: Post) -> str | None:

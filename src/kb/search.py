@@ -35,7 +35,7 @@ from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from .catalog import Post, get_catalog
+from .catalog import SITE_BUILDERS, Post, get_catalog
 from .fileio import write_atomically
 from .freshness import output_path, page_signature, site_path
 from .listings import root_prefix
@@ -65,9 +65,6 @@ NOT_ON_SEARCH_PAGE = {
     "_static/clipboard.min.js",
     "_static/copybutton.js",
 }
-
-#: Builders whose output is a browsable site with one HTML file per page.
-SITE_BUILDERS = ("html", "dirhtml")
 
 SEARCH_TEMPLATE = "kb/search.html"
 RTD_SCRIPT = "kb-search-readthedocs.js"
