@@ -10,10 +10,12 @@ work and returns without synchronising):
 1. Two untimed calls (first-call costs: kernel selection, allocator, lazy
    module loading), then a synchronise.
 2. A probe: ``fn`` is run 3 times between two CUDA events to estimate the
-   time of one call, ``t``.
-3. ``inner = ceil(min_batch_ms / t)`` calls are grouped into one *repeat*, so
-   that each timed interval is long compared with event resolution and launch
-   gaps (capped at ``max_inner``).
+   time of one call, ``t``. Started on an idle GPU, the probe includes launch
+   latency and often overestimates ``t`` several times over for short calls.
+3. Calibration: ``inner = ceil(min_batch_ms / t)`` calls are timed as one batch;
+   while a batch lasts less than ``min_batch_ms``, ``inner`` is scaled up by
+   the shortfall (with 5% to spare) and the batch is timed again (at most
+   ``max_calibrations`` times; ``inner`` is capped at ``max_inner``).
 4. Untimed warm-up: ``inner`` calls repeated until ``warmup_ms`` of GPU time has
    passed (at least one batch), so clocks have ramped up.
 5. ``repeats`` timed batches, back to back: a CUDA event is recorded before and
@@ -22,7 +24,9 @@ work and returns without synchronising):
 
 The scripts report the median over the repeats and also the minimum and the
 maximum (for a rate, the maximum rate comes from the minimum time and vice
-versa).
+versa). Every timed batch's length is kept: the metadata JSON lists, per
+configuration, ``inner`` and the shortest and longest batch in ms, and the
+SM clock and power read by ``nvidia-smi`` while that configuration ran.
 """
 
 from __future__ import annotations
@@ -45,14 +49,18 @@ import torch
 TIMING_METHOD = (
     "Each configuration: 2 untimed calls; a 3-call probe timed with CUDA events "
     "to estimate the per-call time t; calls grouped into batches of "
-    "inner=ceil(min_batch_ms/t) calls (capped); untimed warm-up batches for at "
-    "least warmup_ms of GPU time; then `repeats` back-to-back batches, each "
+    "inner=ceil(min_batch_ms/t) calls, then calibrated: one batch is timed and, "
+    "while it lasts less than min_batch_ms, inner is scaled up by the shortfall "
+    "(+5%) and the batch timed again (capped at max_inner); untimed warm-up "
+    "batches for at least warmup_ms of GPU time; then `repeats` back-to-back batches, each "
     "bracketed by torch.cuda.Event(enable_timing=True) records, one host "
     "synchronise at the end. Per-call time = batch elapsed / inner. Reported: "
     "median, min and max over the repeats (rate_max from min time, rate_min "
     "from max time). Inputs are random normal values (not zeros), allocated "
     "once per configuration with the PyTorch caching allocator (cudaMalloc); "
-    "no clocks or power settings are changed."
+    "no clocks or power settings are changed. per_config in the JSON lists "
+    "each configuration's inner, shortest and longest timed batch (ms), and the "
+    "SM clock and power sampled by nvidia-smi while it ran."
 )
 
 NVSMI_FIELDS = [
@@ -162,6 +170,107 @@ def device_info() -> dict:
     return info
 
 
+def cudnn_version_string(number):
+    """cuDNN's version number as a dotted version: 91900 -> "9.19.0", 8902 -> "8.9.2".
+
+    ``torch.backends.cudnn.version()`` returns cuDNN's CUDNN_VERSION integer, which is
+    major*10000 + minor*100 + patch from cuDNN 9 on, and major*1000 + minor*100 + patch
+    before it. None stays None.
+    """
+    if number is None:
+        return None
+    number = int(number)
+    if number >= 90000:
+        major, rest = divmod(number, 10000)
+    else:
+        major, rest = divmod(number, 1000)
+    minor, patch = divmod(rest, 100)
+    return f"{major}.{minor}.{patch}"
+
+
+class ClockSampler:
+    """Samples SM clock, power and throttle reasons with ``nvidia-smi -lms`` in the background.
+
+    ``stats(t0, t1)`` summarises the samples taken between two ``time.time()`` stamps.
+    Any failure (no nvidia-smi) leaves the sampler empty; it never stops a benchmark.
+    """
+
+    FIELDS = ["clocks.sm", "power.draw", "clocks_event_reasons.active"]
+
+    def __init__(self, period_ms=200, index=0):
+        self.samples = []  # (time.time(), sm_mhz, watts, reasons)
+        self.error = None
+        self._proc = None
+        self._thread = None
+        self._cmd = [
+            "nvidia-smi",
+            "-i",
+            str(index),
+            "--query-gpu=" + ",".join(self.FIELDS),
+            "--format=csv,noheader,nounits",
+            f"--loop-ms={int(period_ms)}",
+        ]
+
+    def start(self):
+        import threading
+
+        try:
+            self._proc = subprocess.Popen(
+                self._cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+            )
+        except Exception as e:
+            self.error = f"{type(e).__name__}: {e}"
+            return self
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        return self
+
+    def _read(self):
+        for line in self._proc.stdout:
+            parts = [p.strip() for p in line.split(",")]
+            if len(parts) != len(self.FIELDS):
+                continue
+            try:
+                self.samples.append((time.time(), float(parts[0]), float(parts[1]), parts[2]))
+            except ValueError:
+                continue
+
+    def stop(self):
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=5)
+            except Exception:
+                self._proc.kill()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        return self
+
+    def stats(self, t0, t1):
+        sel = [s for s in self.samples if t0 <= s[0] <= t1]
+        if not sel:
+            return {"clock_samples": 0}
+        mhz = sorted(s[1] for s in sel)
+        watts = sorted(s[2] for s in sel)
+        return {
+            "clock_samples": len(sel),
+            "sm_mhz_min": mhz[0],
+            "sm_mhz_median": statistics.median(mhz),
+            "sm_mhz_max": mhz[-1],
+            "power_w_median": round(statistics.median(watts), 1),
+            "power_w_max": round(watts[-1], 1),
+            "throttle_reasons_seen": sorted({s[3] for s in sel}),
+        }
+
+    def summary(self):
+        out = {"command": " ".join(self._cmd), "samples": len(self.samples)}
+        if self.error:
+            out["error"] = self.error
+        if self.samples:
+            out.update(self.stats(self.samples[0][0], self.samples[-1][0]))
+        return out
+
+
 def software_info() -> dict:
     info = {
         "torch_version": torch.__version__,
@@ -172,7 +281,7 @@ def software_info() -> dict:
         "hostname": socket.gethostname(),
     }
     try:
-        info["cudnn_version"] = torch.backends.cudnn.version()
+        info["cudnn_version"] = cudnn_version_string(torch.backends.cudnn.version())
     except Exception:
         info["cudnn_version"] = None
     try:
@@ -214,19 +323,50 @@ def finish_metadata(md: dict, t0: float) -> dict:
     return md
 
 
-def time_op(fn, repeats=20, min_batch_ms=20.0, warmup_ms=100.0, max_inner=1000):
-    """Return (list of per-call ms over the repeats, inner). See module doc."""
-    fn()
-    fn()
-    torch.cuda.synchronize()
+def _timed_batch(fn, inner):
+    """GPU time in ms of ``inner`` back-to-back calls of ``fn`` (synchronises)."""
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s.record()
-    for _ in range(3):
+    for _ in range(inner):
         fn()
     e.record()
     torch.cuda.synchronize()
-    t = max(s.elapsed_time(e) / 3.0, 1e-4)
+    return s.elapsed_time(e)
+
+
+class Timing(list):
+    """Per-call ms over the repeats (a list), with ``inner`` and each batch's ms."""
+
+    def __init__(self, per_call_ms, inner, batch_ms, calibrations):
+        super().__init__(per_call_ms)
+        self.inner = inner
+        self.batch_ms = batch_ms
+        self.calibrations = calibrations
+
+
+def time_op(
+    fn,
+    repeats=20,
+    min_batch_ms=20.0,
+    warmup_ms=100.0,
+    max_inner=20000,
+    max_calibrations=4,
+):
+    """Return a :class:`Timing` (the per-call ms over the repeats). See module doc."""
+    fn()
+    fn()
+    torch.cuda.synchronize()
+    t = max(_timed_batch(fn, 3) / 3.0, 1e-4)
     inner = int(min(max_inner, max(1, math.ceil(min_batch_ms / t))))
+    calibrations = []
+    for _ in range(max_calibrations):
+        elapsed = _timed_batch(fn, inner)
+        calibrations.append((inner, round(elapsed, 4)))
+        if elapsed >= min_batch_ms or inner >= max_inner:
+            break
+        scale = min_batch_ms / max(elapsed, 1e-4) * 1.05
+        inner = int(min(max_inner, max(inner + 1, math.ceil(inner * scale))))
+    t = max(elapsed / calibrations[-1][0], 1e-5)
     nwarm = max(1, int(math.ceil(warmup_ms / (t * inner))))
     for _ in range(nwarm):
         for _ in range(inner):
@@ -241,7 +381,8 @@ def time_op(fn, repeats=20, min_batch_ms=20.0, warmup_ms=100.0, max_inner=1000):
             fn()
         e.record()
     torch.cuda.synchronize()
-    return [s.elapsed_time(e) / inner for s, e in evs], inner
+    batch_ms = [s.elapsed_time(e) for s, e in evs]
+    return Timing([b / inner for b in batch_ms], inner, batch_ms, calibrations)
 
 
 def summarize(ms_list):
@@ -253,10 +394,28 @@ def summarize(ms_list):
 
 
 def time_with_args(fn, args):
-    """time_op with the repeat, batch and warm-up settings given on the command line."""
-    return time_op(
+    """time_op with the repeat, batch and warm-up settings given on the command line.
+
+    Returns (per-call ms list, inner); the whole :class:`Timing` is the first item.
+    """
+    timing = time_op(
         fn, repeats=args.repeats, min_batch_ms=args.min_batch_ms, warmup_ms=args.warmup_ms
     )
+    return timing, timing.inner
+
+
+def config_record(label, timing, t_start, t_end, sampler=None):
+    """What the JSON keeps about one configuration: batch lengths, clocks while it ran."""
+    rec = {
+        "config": label,
+        "inner": timing.inner,
+        "batch_ms_min": round(min(timing.batch_ms), 4),
+        "batch_ms_max": round(max(timing.batch_ms), 4),
+        "calibration": timing.calibrations,
+    }
+    if sampler is not None:
+        rec.update(sampler.stats(t_start, t_end))
+    return rec
 
 
 def record_failure(script, label, error, skipped, verb="FAILED"):
@@ -267,9 +426,15 @@ def record_failure(script, label, error, skipped, verb="FAILED"):
     skipped.append(message)
 
 
-def finish_run(args, prefix, name, columns, rows, md, skipped, t0):
+def finish_run(args, prefix, name, columns, rows, md, skipped, t0, sampler=None):
     """Write the CSV and metadata JSON; exit status 1 when nothing could be measured."""
     md["skipped"] = skipped
+    if sampler is not None:
+        sampler.stop()
+        md["clock_sampler"] = sampler.summary()
+    batches = [c["batch_ms_min"] for c in md.get("per_config", []) if "batch_ms_min" in c]
+    if batches:
+        md["shortest_timed_batch_ms"] = min(batches)
     finish_metadata(md, t0)
     write_outputs(args.out, prefix, name, columns, rows, md)
     return 0 if rows else 1

@@ -124,10 +124,12 @@ def main(argv=None):
     md["dtypes"] = dtypes
     print(f"[gemm] device={md['device_name']} fp8: {why8}", flush=True)
 
+    sampler = C.ClockSampler().start()
     C.warm_gpu(1.0)
     md["nvidia_smi_after_warmup"] = C.nvidia_smi_query()
 
     rows, skipped = [], []
+    md["per_config"] = []
     for dtype in dtypes:
         for n in sizes:
             if time.time() - t0 > args.max_seconds:
@@ -135,7 +137,11 @@ def main(argv=None):
                 continue
             try:
                 fn, keep = make_case(dtype, n)
+                t_start = time.time()
                 ms, inner = C.time_with_args(fn, args)
+                md["per_config"].append(
+                    C.config_record(f"{dtype} {n}", ms, t_start, time.time(), sampler)
+                )
             except Exception as e:
                 C.record_failure("gemm", f"{dtype} {n}", e, skipped)
                 continue
@@ -153,7 +159,7 @@ def main(argv=None):
                 f"{s['ms_median']:.4f} ms  inner={inner}",
                 flush=True,
             )
-    return C.finish_run(args, prefix, "gemm", COLUMNS, rows, md, skipped, t0)
+    return C.finish_run(args, prefix, "gemm", COLUMNS, rows, md, skipped, t0, sampler)
 
 
 if __name__ == "__main__":

@@ -113,10 +113,12 @@ def main(argv=None):
     free, total = torch.cuda.mem_get_info()
     md["mem_get_info_at_start"] = {"free": free, "total": total}
 
+    sampler = C.ClockSampler().start()
     C.warm_gpu(1.0)
     md["nvidia_smi_after_warmup"] = C.nvidia_smi_query()
 
     rows, skipped = [], []
+    md["per_config"] = []
     for kernel in kernels:
         for nb in BUFFER_BYTES:
             tag = f"{kernel} {nb}"
@@ -128,7 +130,9 @@ def main(argv=None):
             keep = None
             try:
                 fn, nbytes, keep = make_case(kernel, nb)
+                t_start = time.time()
                 ms, inner = C.time_with_args(fn, args)
+                md["per_config"].append(C.config_record(tag, ms, t_start, time.time(), sampler))
             except Exception as e:
                 C.record_failure("membw", tag, e, skipped)
                 continue
@@ -147,7 +151,7 @@ def main(argv=None):
                 f"max {row['gbps_max']:.1f})  {st['ms_median']:.4f} ms  inner={inner}",
                 flush=True,
             )
-    return C.finish_run(args, prefix, "membw", COLUMNS, rows, md, skipped, t0)
+    return C.finish_run(args, prefix, "membw", COLUMNS, rows, md, skipped, t0, sampler)
 
 
 if __name__ == "__main__":

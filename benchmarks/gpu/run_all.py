@@ -1,13 +1,14 @@
-"""Run the GEMM, SDPA and memory-bandwidth benchmarks and write their CSV/JSON.
+"""Run the GEMM, SDPA, memory-bandwidth, decode and time-slicing benchmarks; write CSV/JSON.
 
 Usage: python3 benchmarks/gpu/run_all.py --out DIR [--prefix h200] [--only gemm,sdpa,membw]
 
 Each benchmark runs in its own Python process (a clean CUDA context each, and a
 failure in one does not stop the others). Files written to DIR:
-<prefix>-gemm.csv/.json, <prefix>-sdpa.csv/.json, <prefix>-membw.csv/.json.
+<prefix>-gemm.csv/.json, <prefix>-sdpa.csv/.json, <prefix>-membw.csv/.json,
+<prefix>-decode.csv/.json and <prefix>-timeslice.csv/.json.
 The prefix defaults to one derived from the GPU name (e.g. ``h200``).
 At the end a summary of headline numbers is printed from the CSVs.
-Planned wall time on an H200: about 2-3 minutes (each script stops starting
+Planned wall time on an H200: about 4-5 minutes (each script stops starting
 new configurations after --max-seconds, 120 s by default, and is killed
 after --timeout, 170 s by default, so the whole run stays under ~8.5 minutes).
 """
@@ -23,7 +24,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCHES = ["gemm", "sdpa", "membw"]
+BENCHES = ["gemm", "sdpa", "membw", "decode", "timeslice"]
 
 
 def summary(out_dir, prefix):
@@ -70,6 +71,18 @@ def summary(out_dir, prefix):
             f"membw {k:11s} best {float(best['gbps_median']):8.1f} GB/s "
             f"(buffer {int(best['buffer_bytes']) >> 20} MiB); largest buffer "
             f"{int(big['buffer_bytes']) >> 20} MiB: {float(big['gbps_median']):8.1f} GB/s"
+        )
+    for r in rows("decode"):
+        if r["backend"] == "default" and r["seqlen"] == max(
+            (x["seqlen"] for x in rows("decode")), key=int
+        ):
+            lines.append(
+                f"decode default {r['layout']:6s} group={r['group']:>2s} seqlen {r['seqlen']}: "
+                f"{float(r['gbps_median']):7.1f} GB/s"
+            )
+    for r in rows("timeslice"):
+        lines.append(
+            "timeslice " + ", ".join(f"{k}={v}" for k, v in r.items() if v not in ("", None))
         )
     return "\n".join(lines)
 

@@ -122,10 +122,12 @@ def main(argv=None):
         except Exception:
             pass
 
+    sampler = C.ClockSampler().start()
     C.warm_gpu(1.0)
     md["nvidia_smi_after_warmup"] = C.nvidia_smi_query()
 
     rows, skipped = [], []
+    md["per_config"] = []
     with torch.inference_mode():
         for bname, bk in bks:
             for d in HEAD_DIMS:
@@ -149,11 +151,15 @@ def main(argv=None):
                             return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
                         try:
+                            t_start = time.time()
                             if bk is None:
                                 ms, inner = C.time_with_args(fn, args)
                             else:
                                 with sdpa_kernel([bk]):
                                     ms, inner = C.time_with_args(fn, args)
+                            md["per_config"].append(
+                                C.config_record(tag, ms, t_start, time.time(), sampler)
+                            )
                         except Exception as e:
                             C.record_failure("sdpa", tag, e, skipped, verb="skipped")
                             try:
@@ -185,7 +191,7 @@ def main(argv=None):
                             f"{st['ms_median']:.4f} ms  inner={inner}",
                             flush=True,
                         )
-    return C.finish_run(args, prefix, "sdpa", COLUMNS, rows, md, skipped, t0)
+    return C.finish_run(args, prefix, "sdpa", COLUMNS, rows, md, skipped, t0, sampler)
 
 
 if __name__ == "__main__":
