@@ -47,9 +47,8 @@ extensions = [
     "sphinx_copybutton",
     # Citations in posts: {footcite:p}`key` from references.bib, listed by {footbibliography}.
     "sphinxcontrib.bibtex",
-    # What search engines and lost readers get (settings under HTML output): sitemap.xml and
-    # a 404 page that works at any URL. Link previews (Open Graph) come from kb.meta.
-    "sphinx_sitemap",
+    # A 404 page that works at any URL (settings under HTML output). Link previews (Open
+    # Graph) and sitemap.xml come from kb.meta.
     "notfound.extension",
     # Our own extension: catalog, listings, feeds, checks (src/kb).
     "kb",
@@ -57,7 +56,7 @@ extensions = [
 
 # Only the site's own pages are sources; everything else in the repository (README, tests,
 # tool caches) is not.
-include_patterns = ["index.md", "posts/**", "pages/**"]
+include_patterns = ["index.md", "posts/**"]
 exclude_patterns = [
     "_build",
     ".venv",
@@ -133,11 +132,6 @@ html_sidebars = {
 }
 
 
-# sitemap.xml (sphinx-sitemap): html_baseurl + page path; kb adds the pages an incremental
-# build did not rewrite and leaves out drafts and redirects. Pages nobody should land on:
-sitemap_url_scheme = "{link}"
-sitemap_excludes = ["404.html", "search.html", "genindex.html", "blog/drafts.html", "blog/drafts/*"]
-
 # The 404 page (sphinx-notfound-page). The server shows it at whatever URL was missed, so its
 # links are absolute paths: "/" locally, "/en/latest/" (the version's path) on Read the Docs.
 notfound_urls_prefix = urlparse(SITE_URL).path
@@ -181,3 +175,8 @@ if os.environ.get("READTHEDOCS"):
 # names its own image in front matter (og:image: card.png, next to the post).
 kb_og_image = "_static/og-default.png"
 kb_og_image_alt = f"{project}: research notes on fast GPU kernels"
+
+# sitemap.xml (src/kb/meta/sitemap.py) lists every page with absolute URLs from html_baseurl,
+# each post dated by its last update; drafts and redirect pages never. Pages nobody should
+# land on, as patterns over their paths:
+kb_sitemap_excludes = ["404.html", "search.html", "genindex.html", "blog/drafts.html"]

@@ -8,7 +8,6 @@ import io
 import re
 from pathlib import Path
 
-from ablog.blog import Blog
 from sphinx.testing.util import SphinxTestApp
 
 from kb.cli import main
@@ -44,13 +43,11 @@ def run_check(root: Path, *args: str) -> tuple[int, list[tuple[str, int, str]], 
 
 def build(srcdir: Path) -> tuple[SphinxTestApp, list[tuple[str, int, str, str]]]:
     """Build ``srcdir`` with Sphinx's test app; its warnings as (path, line, message, type)."""
-    Blog._dict.clear()
     app = SphinxTestApp("html", srcdir=srcdir, warning=io.StringIO())
     try:
         app.build()
     finally:
         app.cleanup()
-        Blog._dict.clear()
     warnings = []
     for line in _ANSI.sub("", app.warning.getvalue()).splitlines():
         found = _WARNING.match(line)

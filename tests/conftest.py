@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from ablog.blog import Blog
 
 pytest_plugins = ["sphinx.testing.fixtures"]
 collect_ignore = ["roots"]
@@ -19,14 +18,6 @@ REPO = Path(__file__).parent.parent
 @pytest.fixture(scope="session")
 def rootdir() -> Path:
     return ROOTS
-
-
-@pytest.fixture(autouse=True)
-def _fresh_ablog_state():
-    # ablog keeps its posts in class-level state that would leak from one build to the next.
-    Blog._dict.clear()
-    yield
-    Blog._dict.clear()
 
 
 @pytest.fixture(scope="session")

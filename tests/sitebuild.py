@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ablog.blog import Blog
-
 ROOTS = Path(__file__).parent / "roots"
 
 
@@ -20,13 +18,11 @@ def build(make_app, srcdir: Path, **kwargs):
     """Build ``srcdir`` (output in ``srcdir/_build``) and leave no state for the next build.
 
     A second Sphinx app in one process warns about node classes registered twice unless the
-    first one's global state is cleaned up; ablog keeps its posts in class-level state.
+    first one's global state is cleaned up (kb starts every build with fresh ablog state).
     """
-    Blog._dict.clear()
     app = make_app("html", srcdir=srcdir, **kwargs)
     try:
         app.build()
     finally:
         app.cleanup()
-        Blog._dict.clear()
     return app

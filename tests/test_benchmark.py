@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import soup, warning_lines
 
-from kb import charts, hardware
-from kb.benchmark_data import read_metadata
+from kb.benchmark import charts, hardware
+from kb.benchmark.data import read_metadata
 
 ERRORS_ROOT = Path(__file__).parent / "roots" / "test-benchmark-errors"
 
@@ -246,7 +246,7 @@ def _luminance(colour: str) -> float:
 
 def test_series_colours_are_readable_on_both_themes():
     # WCAG 1.4.11: graphics need 3:1 against what is next to them, here furo's backgrounds.
-    css = (Path(charts.__file__).parent / "static" / "kb-benchmark.css").read_text()
+    css = (Path(charts.__file__).parent.parent / "static" / "kb-benchmark.css").read_text()
     css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
     blocks = re.findall(r"([^{}]+)\{([^{}]*--kb-chart-1[^{}]*)\}", css)
     themes = {"light": "#ffffff", "dark": "#131416"}

@@ -12,7 +12,7 @@ from myst_parser.parsers.mdit import create_md_parser
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Error, Keyword
 
-from kb.highlighting import ModernPtxLexer
+from kb.markup.highlighting import ModernPtxLexer
 
 REPO = Path(__file__).parent.parent
 LANGUAGES = ("cuda", "ptx", "python", "shell")

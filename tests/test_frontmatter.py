@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from authoring import BAD, GOOD, build, run_check, snapshot
 
-from kb.frontmatter import Rules, check_post
+from kb.checks.frontmatter import Rules, check_post
 
 TODAY = datetime.now(UTC).date().isoformat()
 

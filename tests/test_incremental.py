@@ -16,7 +16,6 @@ from pathlib import Path
 
 import feedparser
 import pytest
-from ablog.blog import Blog
 from helpers import soup, write_post
 from sphinx.testing.util import SphinxTestApp
 
@@ -36,7 +35,6 @@ def build(srcdir: Path, builddir: Path, log: list[str] | None = None) -> Path:
     """Build with a fresh application (as a new ``sphinx-build`` would); return the output.
 
     ``log`` receives the documents Sphinx rendered."""
-    Blog._dict.clear()  # ablog's class-level state would leak from the previous build
     app = SphinxTestApp(
         "html", srcdir=srcdir, builddir=builddir, status=StringIO(), warning=StringIO()
     )

@@ -195,14 +195,14 @@ def test_each_excerpt_is_rendered_once_per_change(make_app, tmp_path, monkeypatc
     one for the edited post only (ablog renders it again for every listing it is on)."""
     from sitebuild import build, copy_root
 
-    from kb import catalog
+    from kb.core import catalog
 
     rendered = []
     original = catalog.render_excerpt
 
-    def counting(app, docname, raw):
+    def counting(app, docname, paragraph):
         rendered.append(docname)
-        return original(app, docname, raw)
+        return original(app, docname, paragraph)
 
     monkeypatch.setattr(catalog, "render_excerpt", counting)
     site = copy_root("listings", tmp_path / "site")

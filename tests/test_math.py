@@ -11,7 +11,7 @@ from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
-from kb.math import MathError, mathml_tree, tex_to_mathml
+from kb.markup.math import MathError, mathml_tree, tex_to_mathml
 
 REPO = Path(__file__).parent.parent
 

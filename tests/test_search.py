@@ -13,11 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ablog.blog import Blog
 from helpers import soup
 from sphinx.errors import ExtensionError
 
-from kb import search
+from kb.search import index as search
 
 SEARCHABLE = {
     "index",
@@ -185,7 +184,6 @@ def test_deleted_post_leaves_the_index_on_the_next_build(make_app, rootdir, tmp_
     assert "/posts/sync-basics.html" in fragments(outdir)
 
     (srcdir / "posts" / "sync-basics.md").unlink()
-    Blog._dict.clear()  # ablog's class-level state would remember the deleted post
     make_app("html", srcdir=srcdir).build()
     # Sphinx leaves the old page on disk; the index must not list it.
     assert (outdir / "posts" / "sync-basics.html").exists()
@@ -275,7 +273,6 @@ def test_unchanged_pages_keep_the_bundle_as_it_is(make_app, rootdir, tmp_path):
 
     before, page = bundle(), (outdir / "search.html").read_bytes()
     written = (outdir / "pagefind" / "pagefind-entry.json").stat().st_mtime_ns
-    Blog._dict.clear()
     make_app("html", srcdir=srcdir).build()
     assert (outdir / "pagefind" / "pagefind-entry.json").stat().st_mtime_ns == written
     assert bundle() == before
@@ -291,7 +288,6 @@ def test_deferred_indexing_catches_up_after_the_build_returns(make_app, rootdir,
     make_app("html", srcdir=srcdir).build()
     outdir = srcdir / "_build" / "html"
     (srcdir / "posts" / "sync-basics.md").unlink()
-    Blog._dict.clear()
     make_app("html", srcdir=srcdir, confoverrides={"kb_search_defer": True}).build()
     expected = {f"/{name}.html" for name in SEARCHABLE if name != "posts/sync-basics"}
     deadline = time.monotonic() + 60
@@ -324,13 +320,11 @@ def test_search_page_follows_the_bundle_without_being_rendered_again(make_app, r
 
     first_entry, first_mtime = entry_in_page(), page.stat().st_mtime_ns
     # Nothing changed: the page is neither rendered nor rewritten.
-    Blog._dict.clear()
     make_app("html", srcdir=srcdir).build()
     assert page.stat().st_mtime_ns == first_mtime
     # A post's text changed: a new bundle, and the page's head names it.
     post = srcdir / "posts" / "gpu-sharing.md"
     post.write_text(post.read_text() + "\nA new sentence about quokkas.\n", encoding="utf-8")
-    Blog._dict.clear()
     app = make_app("html", srcdir=srcdir)
     app.build()
     # (A second app in one process re-registers every extension's roles: Sphinx says so.)
@@ -350,7 +344,6 @@ def test_records_of_deleted_posts_are_removed(make_app, rootdir, tmp_path):
     records = srcdir / "_build" / "doctrees" / search.RECORDS_DIR
     assert (records / "posts" / "sync-basics.html").is_file()
     (srcdir / "posts" / "sync-basics.md").unlink()
-    Blog._dict.clear()
     make_app("html", srcdir=srcdir).build()
     left = {str(p.relative_to(records).with_suffix("")) for p in records.rglob("*") if p.is_file()}
     assert left == SEARCHABLE - {"posts/sync-basics"}

@@ -9,8 +9,6 @@ from helpers import resolve_link as resolve
 from helpers import soup, write_post
 from sitebuild import build, copy_root
 
-from kb.series import series_collections
-
 GEMM_ORDER = [
     "GEMM part one",
     "GEMM part two: TMA & pipelines",
@@ -146,13 +144,13 @@ def test_series_catalog_lists_each_series_with_its_count(built):
     assert all((built.outdir / h).is_file() for h in hrefs)
 
 
-def test_series_collections_gives_feeds_name_slug_docname_and_parts(built):
-    collections = series_collections(built.env.kb_catalog)
-    assert [(name, slug, docname) for name, slug, docname, _ in collections] == [
+def test_the_catalog_groups_each_series_once_with_name_slug_docname_and_parts(built):
+    series = built.env.kb_catalog.series
+    assert [(one.name, one.slug, one.docname) for one in series] == [
         ("FP4 notes", "fp4-notes", "blog/series/fp4-notes"),
         ("GEMM tutorial", "gemm-tutorial", "blog/series/gemm-tutorial"),
     ]
-    assert [p.title for p in collections[1][3]] == GEMM_ORDER
+    assert [p.title for p in series[1].posts] == GEMM_ORDER
 
 
 def test_a_part_that_is_not_a_number_counts_as_unnumbered(make_app, tmp_path):

@@ -1,8 +1,9 @@
 """kb: the Sphinx extension behind the research knowledge base.
 
-Each feature lives in its own module with a ``setup_<feature>(app)``; this ``setup()`` only
-registers them, in the order the data flows: settings, the catalog of posts, then every
-output that reads the catalog.
+Data flows one way: posts → catalog → outputs (see ``src/kb/README.md`` for the map). Each
+feature is a package with a ``setup_<feature>(app)``; this ``setup()`` registers them in that
+order: settings, the ground floor (ablog adapter, catalog, checks, freshness), what posts are
+written in, then every output that reads the catalog.
 """
 
 from __future__ import annotations
@@ -11,25 +12,8 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import (
-    benchmark,
-    buildspeed,
-    catalog,
-    citation,
-    config,
-    feeds,
-    freshness,
-    highlighting,
-    listings,
-    math,
-    meta,
-    postpage,
-    search,
-    series,
-    sidebars,
-    uniqueids,
-    validation,
-)
+from . import benchmark, config, feeds, markup, meta, pages, search
+from .core import ablog, catalog, freshness, validation
 
 __version__ = "0.1.0"
 
@@ -52,26 +36,32 @@ def _config_inited(app: Sphinx, sphinx_config) -> None:
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _config_inited)
     config.setup_config(app)
+    # The ground floor: posts become the catalog.
+    ablog.setup_ablog_adapter(app)
     validation.setup_validation(app)
     catalog.setup_catalog(app)
-    listings.setup_listings(app)
-    sidebars.setup_sidebars(app)
-    postpage.setup_postpage(app)
     freshness.setup_freshness(app)
-    series.setup_series(app)  # after freshness: it registers a signer
-    citation.setup_citation(app)
-    meta.setup_meta(app)
-    highlighting.setup_highlighting(app)
-    feeds.setup_feeds(app)
-    math.setup_math(app)
+    # What posts are written in.
+    markup.setup_math(app)
+    markup.setup_highlighting(app)
+    markup.setup_uniqueids(app)
     benchmark.setup_benchmark(app)
-    uniqueids.setup_uniqueids(app)
-    buildspeed.setup_buildspeed(app)
+    # Outputs, each reading the catalog.
+    pages.setup_listings(app)
+    pages.setup_sidebars(app)
+    pages.setup_series(app)
+    pages.setup_postpage(app)
+    pages.setup_citation(app)
+    feeds.setup_feeds(app)
+    meta.setup_previews(app)
+    meta.setup_sitemap(app)
+    meta.setup_notfound(app)
     search.setup_search(app)
+    search.setup_stems(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 1,
+        "env_version": 2,
     }

@@ -45,6 +45,8 @@ class KbConfig:
     search_readthedocs: bool = False
     #: Index in a background process after the build returns (``kb serve`` sets it).
     search_defer: bool = False
+    #: Pages left out of sitemap.xml: shell patterns over page paths (``blog/drafts/*``).
+    sitemap_excludes: tuple[str, ...] = ("404.html", "search.html", "genindex.html")
 
 
 REBUILD = {
@@ -130,6 +132,7 @@ def read_config(sphinx_config) -> KbConfig:
         "search": bool(sphinx_config.kb_search),
         "search_readthedocs": bool(sphinx_config.kb_search_readthedocs),
         "search_defer": bool(sphinx_config.kb_search_defer),
+        "sitemap_excludes": tuple(str(p) for p in sphinx_config.kb_sitemap_excludes),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):

@@ -1,7 +1,7 @@
 """Link previews, sitemap, 404 page, redirects, updates and reading time, set up as on the
 real site (conf.py at the repository root)."""
 
-extensions = ["myst_parser", "ablog", "sphinx_sitemap",
+extensions = ["myst_parser", "ablog", 
               "notfound.extension", "kb"]
 project = "Meta Test Site"
 html_theme = "furo"
@@ -20,8 +20,7 @@ post_date_format = "%Y-%m-%d"
 kb_og_image = "_static/card.png"
 kb_og_image_alt = "The test site's card"
 
-sitemap_url_scheme = "{link}"
-sitemap_excludes = ["404.html", "search.html", "genindex.html", "blog/drafts.html", "blog/drafts/*"]
+kb_sitemap_excludes = ["404.html", "search.html", "genindex.html", "blog/drafts.html", "blog/drafts/*"]
 
 notfound_urls_prefix = "/"
 notfound_context = {

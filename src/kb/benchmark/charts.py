@@ -1,0 +1,189 @@
+"""Benchmark charts, drawn at build time as SVG and kept in a cache keyed by their content.
+
+A chart is described by a :class:`ChartSpec` (built from the CSV and the directive's
+options); its digest names the cached file, so a chart is drawn again only when its data or
+options change. matplotlib draws with placeholder colours that are then swapped for
+``currentColor`` and CSS variables: the SVG is inlined in the page and follows furo's light
+and dark themes (see static/kb-benchmark.css). The output is byte-for-byte reproducible:
+a fixed ``svg.hashsalt`` and no date in the metadata.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from dataclasses import dataclass
+from importlib.metadata import version
+from io import StringIO
+from pathlib import Path
+
+from ..core.fileio import write_atomically
+
+#: Bump when the drawing code changes, so that cached charts are drawn again.
+CHART_VERSION = "1"
+
+# Placeholder colours that the drawn SVG carries and _theme() replaces.
+FOREGROUND = "#010203"
+SERIES = ["#0a0b01", "#0a0b02", "#0a0b03", "#0a0b04", "#0a0b05", "#0a0b06"]
+# Okabe-Ito colours, distinguishable with colour-blindness; the CSS sets lighter ones for
+# dark mode. These fallbacks apply only where the stylesheet is missing.
+FALLBACKS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"]
+
+MAX_TICKS = 12
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    points: tuple[tuple[float | str, float], ...]
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """Everything that decides how a chart looks; equal specs give identical SVG bytes."""
+
+    kind: str  # "line" (numeric x) or "bar" (x as categories)
+    title: str
+    x_label: str
+    y_label: str
+    series: tuple[Series, ...]
+    xscale: str = "linear"  # or "log2"
+    peak: float | None = None
+    peak_label: str = ""
+
+    def digest(self) -> str:
+        key = repr((CHART_VERSION, version("matplotlib"), self))
+        return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+
+
+def cached_svg(spec: ChartSpec, cache_dir: Path) -> Path:
+    """The SVG file of ``spec`` in ``cache_dir``, drawn only if it is not there yet."""
+    path = cache_dir / f"chart-{spec.digest()}.svg"
+    if not path.exists():
+        write_atomically(path, render_svg(spec))  # parallel writers never see half a file
+    return path
+
+
+def _rc() -> dict:
+    from cycler import cycler
+
+    return {
+        "svg.hashsalt": "kb-benchmark",
+        "svg.fonttype": "none",  # real text: smaller, selectable, coloured by the page
+        "font.family": "DejaVu Sans",
+        "font.size": 10,
+        "text.color": FOREGROUND,
+        "axes.labelcolor": FOREGROUND,
+        "axes.edgecolor": FOREGROUND,
+        "xtick.color": FOREGROUND,
+        "ytick.color": FOREGROUND,
+        "grid.color": FOREGROUND,
+        "grid.alpha": 0.2,
+        "axes.prop_cycle": cycler(color=SERIES),
+        "figure.facecolor": "none",
+        "axes.facecolor": "none",
+        "savefig.facecolor": "none",
+        "savefig.edgecolor": "none",
+    }
+
+
+def render_svg(spec: ChartSpec) -> str:
+    # Imported here: most pages have no chart, and a cached chart needs no matplotlib.
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(_rc()):
+        figure = Figure(figsize=(6.4, 3.6))
+        axes = figure.add_subplot()
+        if spec.kind == "bar":
+            _draw_bars(axes, spec)
+        else:
+            _draw_lines(axes, spec)
+        _draw_peak(axes, spec)
+        axes.set_xlabel(spec.x_label)
+        axes.set_ylabel(spec.y_label)
+        axes.grid(axis="y")
+        axes.spines[["top", "right"]].set_visible(False)
+        if len(spec.series) > 1:
+            axes.legend(frameon=False)
+        figure.tight_layout()
+        out = StringIO()
+        figure.savefig(out, format="svg", metadata={"Date": None})
+    return _theme(out.getvalue())
+
+
+def _draw_lines(axes, spec: ChartSpec) -> None:
+    xs = sorted({x for series in spec.series for x, _ in series.points})
+    for series in spec.series:
+        points = sorted(series.points)
+        axes.plot([x for x, _ in points], [y for _, y in points], marker="o", label=series.label)
+    if spec.xscale == "log2":
+        axes.set_xscale("log", base=2)
+    if len(xs) <= MAX_TICKS:
+        axes.set_xticks(xs, [f"{x:g}" for x in xs])
+        axes.minorticks_off()
+    axes.set_ylim(bottom=0)
+
+
+def _draw_bars(axes, spec: ChartSpec) -> None:
+    categories = list(dict.fromkeys(x for series in spec.series for x, _ in series.points))
+    width = 0.8 / len(spec.series)
+    for index, series in enumerate(spec.series):
+        offset = (index - (len(spec.series) - 1) / 2) * width
+        positions = [categories.index(x) + offset for x, _ in series.points]
+        bars = axes.bar(positions, [y for _, y in series.points], width, label=series.label)
+        if len(categories) * len(spec.series) <= MAX_TICKS:
+            axes.bar_label(bars, fmt="%g", fontsize=8, padding=2)
+    axes.set_xticks(range(len(categories)), categories)
+
+
+def _draw_peak(axes, spec: ChartSpec) -> None:
+    if spec.peak is None:
+        return
+    axes.axhline(spec.peak, color=FOREGROUND, linestyle="--", linewidth=1)
+    axes.text(
+        0.99,
+        spec.peak,
+        spec.peak_label,
+        transform=axes.get_yaxis_transform(),
+        ha="right",
+        va="bottom",
+        fontsize=8,
+    )
+    axes.set_ylim(0, spec.peak * 1.1)
+
+
+def _theme(svg: str) -> str:
+    svg = svg.replace(FOREGROUND, "currentColor")
+    for index, (placeholder, fallback) in enumerate(zip(SERIES, FALLBACKS, strict=True)):
+        svg = svg.replace(placeholder, f"var(--kb-chart-{index + 1}, {fallback})")
+    return svg
+
+
+# -- Inlining into a page -------------------------------------------------------------------
+
+_PROLOGUE = re.compile(r"\A.*?(?=<svg\b)", re.S)
+_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
+_ID = re.compile(r'\sid="([^"]+)"')
+_SIZE = re.compile(r'\s(?:width|height)="[^"]*"')
+
+
+def inline_svg(svg: str, prefix: str, title: str) -> str:
+    """``svg`` ready to sit in HTML: ids unique on the page, a title, sized by CSS."""
+    svg = _METADATA.sub("", _PROLOGUE.sub("", svg, count=1))
+    referenced = set(re.findall(r'(?:url\(#|href="#)([^")]+)', svg))
+
+    def rename(match: re.Match) -> str:
+        name = match.group(1)
+        return f' id="{prefix}-{name}"' if name in referenced else ""
+
+    svg = _ID.sub(rename, svg)
+    svg = re.sub(r'(url\(#|href="#)([^")]+)', lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
+    root_end = svg.index(">") + 1
+    root = _SIZE.sub("", svg[: root_end - 1])
+    label = html.escape(title)
+    return (
+        f'{root} class="kb-chart" role="img" aria-labelledby="{prefix}-title">'
+        f'<title id="{prefix}-title">{label}</title>{svg[root_end:]}'
+    )

@@ -1,0 +1,143 @@
+"""Checks across posts: what no single file can show wrong on its own.
+
+Slug collisions (two posts, or two tag spellings, that end up at one page), duplicate titles,
+a series part used twice, and links to posts that do not exist. Pure functions over the
+:class:`~kb.frontmatter.PostFacts` of every post, keyed by path relative to the site root
+(``posts/2025/x.md``). Of two clashing posts the older keeps its claim (then the first by
+path), and the other is told what to change.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Mapping
+from difflib import get_close_matches
+from urllib.parse import unquote
+
+from .frontmatter import PostFacts, Problem
+from .messages import say
+from .slugs import slugify
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+#: Source suffixes a link may name: a link to anything else (an image, a PDF) is not a page.
+DOC_SUFFIXES = (".md", ".rst", ".ipynb")
+
+Problems = dict[str, list[Problem]]
+
+
+def check_site(
+    posts: Mapping[str, PostFacts],
+    exists: Callable[[str], bool] | None = None,
+    blog_path: str = "blog",
+) -> Problems:
+    """Problems between posts, by path. ``exists(docname)`` enables the link check."""
+    problems: Problems = {}
+
+    def report(path: str, line: int, message: str, key: str = "") -> None:
+        problems.setdefault(path, []).append(Problem(line, message, key))
+
+    _check_post_slugs(posts, report)
+    _check_tag_slugs(posts, report, blog_path)
+    _check_titles(posts, report)
+    _check_series_parts(posts, report)
+    if exists is not None:
+        _check_links(posts, exists, report)
+    for found in problems.values():
+        found.sort(key=lambda p: p.line)
+    return problems
+
+
+def post_slug(path: str) -> str:
+    """ablog's label for a post: its file name, or its folder's for an ``index`` file."""
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    return posixpath.basename(posixpath.dirname(path)) if stem == "index" else stem
+
+
+def _clashes(posts, claims):
+    """``(path, line, (first_path, first_line, first_value))`` for each claim already taken.
+
+    ``claims(path, facts)`` lists ``(key, line, value)``; a later claim of a key clashes when
+    its value differs from the first one's (a post's own path, or a tag's spelling).
+    """
+    first: dict = {}
+    for path in sorted(posts, key=lambda path: (posts[path].date or "9999", path)):
+        for key, line, value in claims(path, posts[path]):
+            owner = first.setdefault(key, (path, line, value))
+            if owner[2] != value:
+                yield path, line, owner
+
+
+def _check_post_slugs(posts, report) -> None:
+    for path, _, (other, _, _) in _clashes(posts, lambda p, f: [(post_slug(p), 1, p)]):
+        report(path, 1, say("slug_taken", slug=post_slug(path), other=other))
+
+
+def _check_tag_slugs(posts, report, blog_path: str) -> None:
+
+    def claims(path, facts):
+        return [(slugify(tag), facts.tags_line, tag) for tag in facts.tags]
+
+    for path, line, (where, first_line, spelling) in _clashes(posts, claims):
+        tags = [t for t in posts[path].tags if slugify(t) == slugify(spelling) and t != spelling]
+        page = f"{blog_path}/tag/{slugify(spelling)}"
+        for tag in tags[:1]:
+            message = say(
+                "tag_slug", tag=tag, other=spelling, where=f"{where}:{first_line}", page=page
+            )
+            report(path, line, message, "tags")
+
+
+def _check_titles(posts, report) -> None:
+    def claims(path, facts):
+        return (
+            [(" ".join(facts.title.casefold().split()), facts.title_line, path)]
+            if facts.title
+            else []
+        )
+
+    for path, line, (where, first_line, _) in _clashes(posts, claims):
+        title = posts[path].title
+        report(path, line, say("same_title", title=title, where=f"{where}:{first_line}"))
+
+
+def _check_series_parts(posts, report) -> None:
+    def claims(path, facts):
+        numbered = facts.series and facts.part and facts.part != "supplement"
+        return [((facts.series, facts.part), facts.part_line, path)] if numbered else []
+
+    for path, line, (where, first_line, _) in _clashes(posts, claims):
+        facts = posts[path]
+        message = say(
+            "same_part", part=facts.part, series=facts.series, where=f"{where}:{first_line}"
+        )
+        report(path, line, message, "part")
+
+
+def link_docname(target: str, path: str) -> str | None:
+    """The document a link in ``path`` points to, or None when it is not a link to a page."""
+    if target.startswith("{doc}"):
+        name = target[len("{doc}") :]
+    else:
+        if _SCHEME.match(target) or target.startswith("#"):
+            return None
+        name = unquote(target.split("#")[0].split("?")[0])
+        suffix = posixpath.splitext(name)[1]
+        if suffix not in DOC_SUFFIXES:
+            return None
+        name = name[: -len(suffix)]
+    base = "" if name.startswith("/") else posixpath.dirname(path)
+    return posixpath.normpath(posixpath.join(base, name.lstrip("/")))
+
+
+def _check_links(posts, exists, report) -> None:
+    known = {post_slug(path): posixpath.splitext(path)[0] for path in sorted(posts, reverse=True)}
+    for path in sorted(posts):
+        for target, line in posts[path].links:
+            docname = link_docname(target, path)
+            if docname is None or exists(docname):
+                continue
+            guess = get_close_matches(posixpath.basename(docname), known, 1, 0.6)
+            hint = f" (did you mean /{known[guess[0]]}.md?)" if guess else ""
+            shown = f"{{doc}}`{target[5:]}`" if target.startswith("{doc}") else target
+            report(path, line, say("missing_link", shown=shown, hint=hint))

@@ -1,0 +1,246 @@
+"""The ``kb`` command: start a post, check posts, preview the site.
+
+``kb new`` writes ``posts/<year>/<slug>.md`` with complete front matter and never overwrites;
+``kb check`` runs the checks of :mod:`kb.frontmatter` and :mod:`kb.sitechecks` on the files,
+without a build; ``kb serve`` runs sphinx-autobuild on 127.0.0.1. Exit status: 0 when all is
+well, 1 when ``kb check`` found an error, 2 for a usage error or a refusal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import unicodedata
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import yaml
+
+from ..checks.sitechecks import post_slug
+from .site import Site, SiteError, check_files, find_site, open_site
+
+OK, PROBLEMS, USAGE = 0, 1, 2
+
+
+class Refusal(Exception):
+    """A request ``kb`` will not carry out; the message says why and what to do."""
+
+
+def today_utc() -> date:
+    # Front-matter dates are UTC (conf.py pins the build to UTC), so "today" is UTC's today.
+    return datetime.now(UTC).date()
+
+
+# -- kb new ---------------------------------------------------------------------------------
+
+
+def slug_for(title: str) -> str:
+    """The file name for a title: ``"FP8 on Hopper: Part 2"`` -> ``fp8-on-hopper-part-2``."""
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
+
+
+def _scalar(text: str, flow: bool = False) -> str:
+    """``text`` as YAML reads it back unchanged: plain when that is safe, quoted otherwise."""
+    probe = f"[{text}]" if flow else f"k: {text}"
+    expected = [text] if flow else {"k": text}
+    try:
+        if text == text.strip() and yaml.safe_load(probe) == expected:
+            return text
+    except yaml.YAMLError:
+        pass
+    return json.dumps(text, ensure_ascii=False)
+
+
+def render_post(args: argparse.Namespace, day: date, relpath: str) -> str:
+    lines = ["---", "blogpost: true", f"date: {day.isoformat()}"]
+    lines.append(f"category: {_scalar(', '.join(args.category))}")
+    lines.append(f"tags: [{', '.join(_scalar(tag.strip(), flow=True) for tag in args.tag)}]")
+    if args.author:
+        lines.append(f"author: {_scalar(', '.join(args.author))}")
+    lines.append(f"description: {json.dumps(args.description or '', ensure_ascii=False)}")
+    if args.series:
+        lines.append(f"series: {_scalar(args.series)}")
+    if args.part:
+        lines.append(
+            f"part: {_scalar(args.part)}" if args.part == "supplement" else f"part: {args.part}"
+        )
+    if args.external:
+        lines.append(f"external_link: {_scalar(args.external)}")
+    lines += [
+        "---",
+        "",
+        f"# {args.title.strip()}",
+        "",
+        "% Write the post here. The first paragraph opens the post; `description` above is",
+        "% the excerpt that listings and feeds show (leave it empty and kb check reminds you).",
+        f"% Check the post, without a build, with: kb check {relpath}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def cmd_new(args: argparse.Namespace, site: Site) -> int:
+    day = _parse_day(args.date) if args.date else today_utc()
+    if args.part and not args.series:
+        raise Refusal("--part needs --series NAME: a part is a part of a series")
+    slug = slug_for(args.title)
+    if not slug:
+        raise Refusal(f'the title "{args.title}" has no letters or digits to make a file name from')
+    path = site.root / "posts" / str(day.year) / f"{slug}.md"
+    relpath = site.relpath(path)
+    if path.exists():
+        raise Refusal(
+            f"{relpath} already exists and kb new never overwrites: edit that file, "
+            "or choose another title"
+        )
+    # Every post the site finds, and every Markdown file under posts/ (where kb new writes).
+    candidates = sorted({*site.post_paths(), *(site.root / "posts").rglob("*.md")})
+    taken = [p for p in candidates if post_slug(site.relpath(p)) == slug]
+    if taken:
+        raise Refusal(
+            f'the slug "{slug}" is taken by {site.relpath(taken[0])}: two posts with one '
+            "slug share a label; choose another title"
+        )
+    text = render_post(args, day, relpath)
+    problems = check_files(site, [], today=None, drafts={path: text})
+    refusals = [p for _, p in problems if p.is_error and p.key != "description"]
+    if refusals:
+        raise Refusal("\n".join(p.message for p in refusals))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(path, "x", encoding="utf-8") as handle:  # "x": fails rather than overwrite
+            handle.write(text)
+    except FileExistsError as error:
+        raise Refusal(f"{relpath} appeared meanwhile; kb new never overwrites") from error
+    print(_shown(path))
+    return OK
+
+
+def _parse_day(text: str) -> date:
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise Refusal(f'--date "{text}" is not a day: write it as YYYY-MM-DD, e.g. 2025-03-14')
+
+
+# -- kb check -----------------------------------------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace, site: Site) -> int:
+    targets = _expand(args.paths) if args.paths else site.post_paths()
+    problems = check_files(site, targets, today=today_utc())
+    errors = scheduled = 0
+    for relpath, problem in problems:
+        is_error = problem.is_error or args.strict
+        errors += is_error
+        scheduled += not problem.is_error
+        print(f"{_shown(site.root / relpath)}:{problem.line}: {problem.message}")
+    verdict = f"{errors} error(s)" if errors else "no errors"
+    if scheduled:
+        verdict += f", {scheduled} scheduled post(s)"
+    print(f"kb check: {len(targets)} post(s), {verdict}", file=sys.stderr)
+    return PROBLEMS if errors else OK
+
+
+def _expand(paths: list[str]) -> list[Path]:
+    files = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            files += sorted(path.rglob("*.md"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise Refusal(f"{name}: no such file or folder")
+    return files
+
+
+def _shown(path: Path) -> str:
+    """A path as the user can click it: relative to where kb runs, when it is below it."""
+    relative = os.path.relpath(path.resolve(), Path.cwd())
+    return str(path.resolve()) if relative.startswith("..") else relative
+
+
+# -- kb serve -----------------------------------------------------------------------------------
+
+IGNORED = ("_build", ".venv", ".git", ".pytest_cache", ".ruff_cache", "node_modules", "tests")
+
+
+def serve_command(site: Site, port: int) -> list[str]:
+    root = site.root
+    ignores = [arg for name in IGNORED for arg in ("--ignore", str(root / name))]
+    return [
+        sys.executable,
+        "-m",
+        "sphinx_autobuild",
+        str(root),
+        str(root / "_build" / "html"),
+        "-d",
+        str(root / "_build" / "doctrees"),
+        "-n",
+        # The edited page first; the search index follows a few seconds later.
+        "-D",
+        "kb_search_defer=1",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *ignores,
+    ]
+
+
+def cmd_serve(args: argparse.Namespace, site: Site) -> int:
+    command = serve_command(site, args.port)
+    print(f"Serving {site.root} at http://127.0.0.1:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
+    sys.stdout.flush()
+    os.execv(command[0], command)  # sphinx-autobuild takes over this process and its signals
+
+
+# -- Arguments ----------------------------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--root", type=Path, help="the site folder (default: the nearest with conf.py)"
+    )
+    main_parser = argparse.ArgumentParser(prog="kb", description=__doc__.split("\n")[0])
+    commands = main_parser.add_subparsers(dest="command", required=True)
+    new = commands.add_parser("new", parents=[common], help="start a post: posts/<year>/<slug>.md")
+    new.add_argument("title")
+    new.add_argument("--category", action="append", required=True, help="repeat for several")
+    new.add_argument("--tag", action="append", default=[], help="repeat for several")
+    new.add_argument("--author", action="append", default=[], help="a key of blog_authors")
+    new.add_argument("--description", help="the excerpt shown in listings and feeds")
+    new.add_argument("--series")
+    new.add_argument("--part", help="a positive whole number, or supplement")
+    new.add_argument("--external", help="the URL where the full article lives")
+    new.add_argument("--date", help="YYYY-MM-DD (default: today, UTC)")
+    check = commands.add_parser("check", parents=[common], help="check posts without a build")
+    check.add_argument("paths", nargs="*", help="files or folders (default: every post)")
+    check.add_argument("--strict", action="store_true", help="a future date is an error too")
+    serve = commands.add_parser("serve", parents=[common], help="live preview on 127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    return main_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    handler = {"new": cmd_new, "check": cmd_check, "serve": cmd_serve}[args.command]
+    try:
+        site = find_site(Path.cwd()) if args.root is None else open_site(args.root)
+        return handler(args, site)
+    except (Refusal, SiteError) as error:
+        for line in str(error).splitlines():
+            print(f"kb {args.command}: {line}", file=sys.stderr)
+        return USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,264 @@
+"""The catalog: one normalised record per post, built once per build.
+
+While Sphinx reads a post we keep one :class:`PostSource` for it in ``env.kb_posts``: what
+the checks found (:mod:`kb.core.validation` fills ``facts``) and what listings need (filled
+here at ``doctree-read``, from ablog's reading through :mod:`kb.core.ablog`, and from the
+doctree: the excerpt paragraph, the word count). At ``env-updated`` the sources become a
+:class:`~kb.core.posts.Catalog`: sorted, grouped into collections and series, each excerpt
+rendered to HTML once and cached until its post changes. Every output reads this object,
+announced by the ``kb-catalog-built`` event; none walks the site or re-renders an excerpt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+
+from ..checks.frontmatter import PostFacts
+from ..checks.slugs import join, slugify
+from . import ablog
+from .compat import detach
+from .fragments import render_excerpt
+from .posts import KINDS, Catalog, Collection, Label, Post, Series, reading_order
+
+
+@dataclass
+class PostSource:
+    """What one read of a post left in the environment (pickled between builds)."""
+
+    facts: PostFacts | None = None  # the checks' findings, for the checks across posts
+    flawed: bool = False  # the checks found an error: read again on every build
+    fields: dict = field(default_factory=dict)  # what listings need; empty: not a post
+
+
+# -- Reading: keep what listings need from each post ---------------------------------------
+
+
+def source(env: BuildEnvironment, docname: str) -> PostSource:
+    return env.kb_posts.setdefault(docname, PostSource())
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    env = app.env
+    record = ablog.post_record(env, env.docname)
+    if record is None:
+        return
+    meta = env.metadata.get(env.docname, {})
+    source(env, env.docname).fields = {
+        **record,
+        "description": str(meta.get("description", "")).strip(),
+        "updated": str(meta.get("updated", "")).strip(),
+        "series": str(meta.get("series", "")).strip(),
+        "part": str(meta.get("part", "")).strip(),
+        # Not "image": ablog reads that key as a number (which picture the excerpt shows) and
+        # crashes on a path. "og:image" names the Open Graph field it fills.
+        "image": str(meta.get("og:image", "")).strip(),
+        "excerpt": _excerpt_source(doctree),
+        "words": len(doctree.astext().split()),
+    }
+    env.kb_excerpts.pop(env.docname, None)
+
+
+def _excerpt_source(doctree: nodes.document) -> nodes.paragraph | None:
+    """The first paragraph with text, images removed: an image never becomes the excerpt."""
+    for paragraph in doctree.findall(nodes.paragraph):
+        if isinstance(paragraph.parent, (nodes.field_body, nodes.docinfo)):
+            continue
+        copy = paragraph.deepcopy()
+        for image in list(copy.findall(nodes.image)):
+            image.parent.remove(image)
+        if copy.astext().strip():
+            return detach(copy)
+    return None
+
+
+def _env_before_read(app: Sphinx, env: BuildEnvironment, docnames) -> None:
+    if not hasattr(env, "kb_posts"):
+        env.kb_posts = {}
+        env.kb_excerpts = {}
+
+
+def _purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    getattr(env, "kb_posts", {}).pop(docname, None)
+    getattr(env, "kb_excerpts", {}).pop(docname, None)
+
+
+def _merge_info(app, env, docnames, other) -> None:
+    for docname in docnames:
+        if docname in other.kb_posts:
+            env.kb_posts[docname] = other.kb_posts[docname]
+
+
+# -- Building the catalog --------------------------------------------------------------------
+
+
+def as_utc(value: datetime | date) -> datetime:
+    """Front-matter dates carry no zone: they are UTC."""
+    if not isinstance(value, datetime):
+        value = datetime(value.year, value.month, value.day)
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def publish_cutoff() -> datetime:
+    """ablog's rule: a post dated before tomorrow (UTC, the process is pinned to UTC) is out."""
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return today + timedelta(days=1)
+
+
+class _Labels:
+    """Labels and their collections, one object per name."""
+
+    def __init__(self, blog_path: str, authors: dict) -> None:
+        self.blog_path, self.authors = blog_path, authors
+        self.collections: dict[str, dict[str, Collection]] = {kind: {} for kind in KINDS}
+
+    def __call__(self, kind: str, name: str) -> Label:
+        existing = self.collections[kind].get(name)
+        if existing:
+            return existing.label
+        if kind == "author":
+            full_name, url = self.authors.get(name, (name, None))
+            new = Label(kind, full_name, join(self.blog_path, "author", slugify(full_name)), url)
+        elif kind == "year":
+            new = Label(kind, name, join(self.blog_path, name))
+        else:
+            new = Label(kind, name, join(self.blog_path, KINDS[kind][0], slugify(name)))
+        self.collections[kind][name] = Collection(new)
+        return new
+
+    def grouped(self, published: list[Post]) -> dict[str, list[Collection]]:
+        by_label = {c.label: c for colls in self.collections.values() for c in colls.values()}
+        for post in published:
+            for item in post.labels:
+                by_label[item].posts.append(post)
+        return {
+            kind: sorted(
+                (c for c in colls.values() if c.posts),
+                key=(lambda c: -int(c.name)) if kind == "year" else (lambda c: c.name.casefold()),
+            )
+            for kind, colls in self.collections.items()
+        }
+
+
+def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
+    blog_path = app.config.blog_path
+    labels = _Labels(blog_path, app.config.blog_authors or {})
+    cutoff = publish_cutoff()
+    published, drafts = [], []
+    for docname in sorted(env.kb_posts):
+        raw = env.kb_posts[docname].fields
+        if not raw or raw["date"] is None:
+            continue  # not a post; or undated, which ablog keeps as a draft: the checks say
+        when = as_utc(raw["date"])
+        post = Post(
+            docname=docname,
+            title=raw["title"],
+            date=when,
+            updated=_updated(raw, when),
+            authors=tuple(labels("author", a) for a in raw["authors"] if a),
+            categories=tuple(labels("category", c) for c in raw["categories"] if c),
+            tags=tuple(labels("tag", t) for t in raw["tags"] if t),
+            year=labels("year", str(when.year)),
+            excerpt_html=_cached_excerpt(app, env, docname, raw),
+            excerpt_text=_excerpt_text(raw),
+            words=raw["words"],
+            external_link=raw["external_link"],
+            series=raw["series"],
+            part=raw["part"],
+            image=raw["image"],
+            published=when < cutoff,
+        )
+        (published if post.published else drafts).append(post)
+    published.sort(key=_newest_first)
+    drafts.sort(key=_newest_first)
+    series = group_series(published, blog_path)
+    return Catalog(published, drafts, labels.grouped(published), series, blog_path)
+
+
+def group_series(published: list[Post], blog_path: str) -> list[Series]:
+    """Every series with at least one published post, sorted by name, in reading order."""
+    members: dict[str, list[Post]] = {}
+    for post in published:
+        if post.series:
+            members.setdefault(post.series, []).append(post)
+    return [
+        Series(
+            name,
+            slugify(name),
+            join(blog_path, "series", slugify(name)),
+            tuple(sorted(posts, key=reading_order)),
+        )
+        for name, posts in sorted(members.items(), key=lambda item: item[0].casefold())
+    ]
+
+
+def _newest_first(post: Post):
+    # A stable order: newest first, then by title and docname so ties never flip.
+    return (-post.date.timestamp(), post.title, post.docname)
+
+
+def _updated(raw: dict, published: datetime) -> datetime:
+    candidates = [published]
+    if raw["update"]:
+        candidates.append(as_utc(raw["update"]))
+    if raw["updated"]:
+        # A malformed date is reported by the front-matter checks, not here.
+        with contextlib.suppress(ValueError):
+            candidates.append(as_utc(date.fromisoformat(raw["updated"])))
+    return max(candidates)
+
+
+def _excerpt_paragraph(raw: dict) -> nodes.Element | None:
+    if raw["description"]:
+        return nodes.paragraph(text=raw["description"])
+    return raw["excerpt"]
+
+
+def _excerpt_text(raw: dict) -> str:
+    paragraph = _excerpt_paragraph(raw)
+    return paragraph.astext() if paragraph is not None else ""
+
+
+def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict) -> str:
+    html = env.kb_excerpts.get(docname)
+    if html is None:
+        html = env.kb_excerpts[docname] = render_excerpt(app, docname, _excerpt_paragraph(raw))
+    return html
+
+
+def _env_updated(app: Sphinx, env: BuildEnvironment):
+    if app.builder.format != "html":
+        return []
+    env.kb_catalog = build_catalog(app, env)
+    app.emit("kb-catalog-built", env.kb_catalog)
+    return []
+
+
+# -- Reading the catalog ---------------------------------------------------------------------
+
+
+def get_catalog(app_or_env) -> Catalog:
+    env = getattr(app_or_env, "env", app_or_env)
+    return env.kb_catalog
+
+
+def has_catalog(app_or_env) -> bool:
+    env = getattr(app_or_env, "env", app_or_env)
+    return hasattr(env, "kb_catalog")
+
+
+def setup_catalog(app: Sphinx) -> None:
+    app.add_event("kb-catalog-built")
+    app.connect("env-before-read-docs", _env_before_read)
+    # After ablog's own doctree-read handler (priority 500) has registered the post.
+    app.connect("doctree-read", _doctree_read, priority=600)
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("env-merge-info", _merge_info)
+    app.connect("env-updated", _env_updated, priority=400)

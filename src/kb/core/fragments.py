@@ -1,0 +1,83 @@
+"""HTML fragments written outside a page: excerpts (once per build) and feeds' full text.
+
+A fragment is written as the post's own page would write it (its relative image and download
+paths, its section and figure numbers), then its links are rebased onto the site root, so
+that every listing, feed and sidebar can place it with its own prefix.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from docutils.utils import new_document
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.osutil import relative_uri
+
+from .compat import writer_settings
+from .urls import rebase_links
+
+#: Set on documents kb writes as fragments: ``doctree-resolved`` handlers that add parts
+#: to a post's own page (its header, series box, cite block) leave these alone.
+FRAGMENT = "kb_fragment"
+
+
+def is_fragment(doctree: nodes.document) -> bool:
+    return bool(doctree.get(FRAGMENT))
+
+
+def render_excerpt(app: Sphinx, docname: str, paragraph: nodes.Element | None) -> str:
+    """Render a post's excerpt once, with links relative to the site root."""
+    if paragraph is None:
+        return ""
+    builder = app.builder
+    document = new_document(app.env.doc2path(docname), _settings(app))
+    document[FRAGMENT] = True
+    document.append(paragraph.deepcopy())
+    for xref in document.findall(nodes.Element):
+        if "refdoc" in xref:
+            xref["refdoc"] = docname
+    # Resolve and write as on the post's own page (MyST resolves links from the node's
+    # refdoc, Sphinx's roles from the page: only the post's page makes both agree), then
+    # rebase every relative link onto the site root. Problems are already reported on the post.
+    page = builder.get_target_uri(docname)
+    with logging.suppress_logging():
+        app.env.resolve_references(document, docname, builder)
+    return rebase_links(write_fragment(builder, docname, document), page)
+
+
+def write_fragment(builder, docname: str, document: nodes.document) -> str:
+    """HTML of ``document`` as ``docname``'s own page would write it, leaving the builder as
+    it was."""
+    target = builder.get_target_uri(docname)
+    saved = (
+        builder.current_docname,
+        getattr(builder, "imgpath", ""),
+        getattr(builder, "dlpath", ""),
+        getattr(builder, "secnumbers", {}),
+        getattr(builder, "fignumbers", {}),
+    )
+    builder.current_docname = docname
+    builder.imgpath = relative_uri(target, "_images")
+    builder.dlpath = relative_uri(target, "_downloads")
+    builder.secnumbers = builder.env.toc_secnumbers.get(docname, {})
+    builder.fignumbers = builder.env.toc_fignumbers.get(docname, {})
+    try:
+        visitor = builder.create_translator(document, builder)
+        document.walkabout(visitor)
+        return "".join(visitor.fragment).strip()
+    finally:
+        (
+            builder.current_docname,
+            builder.imgpath,
+            builder.dlpath,
+            builder.secnumbers,
+            builder.fignumbers,
+        ) = saved
+
+
+def _settings(app: Sphinx):
+    """Docutils settings for fragment documents, made once per build (about 5 ms each)."""
+    settings = getattr(app, "_kb_writer_settings", None)
+    if settings is None:
+        settings = app._kb_writer_settings = writer_settings(app.env)
+    return settings

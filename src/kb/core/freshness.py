@@ -1,0 +1,201 @@
+"""Incremental builds that match clean ones, and skip what did not change.
+
+Sphinx rewrites a page only when its own source changed; it cannot know that the home page,
+every sidebar or a series box shows other posts. After the catalog is built we sign what
+each page shows of the catalog, compare with the signatures of the last successful build
+(kept in the doctree folder), and:
+
+* return the documents whose signature changed, so Sphinx rewrites them (no re-read);
+* let generated pages (archives, feeds) be skipped when their signature and file are unchanged.
+
+Freshness asks, it does not import: outputs register what a page depends on with
+:func:`add_signer`, and a *region* (a part shown on every page, such as the blog sidebar)
+with :func:`set_region`. When only a region changed, the pages that are otherwise current get
+that region replaced between its markers, which costs a file read and an atomic write instead
+of a page render (adding one post at 1000 posts: 0.3 s instead of re-rendering 1000 pages).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.environment import CONFIG_OK
+
+from .fileio import write_atomically
+from .posts import digest
+from .urls import output_path
+
+STATE_FILE = "kb-state.json"
+
+Signer = Callable[[Sphinx, str], str]
+
+
+@dataclass(frozen=True)
+class Region:
+    """A part of every page, between two markers, that can be replaced on a written page."""
+
+    name: str
+    start: str  # the region begins with this text
+    end: str  # and ends with the first occurrence of this text after its start
+    signature: str
+    render: Callable[[Sphinx, str], str]  # (app, pagename) -> the region's HTML on that page
+
+    def replace(self, page_html: str, new_html: str) -> str | None:
+        start = page_html.find(self.start)
+        end = page_html.find(self.end, start)
+        if start < 0 or end < 0:
+            return None
+        return page_html[:start] + new_html + page_html[end + len(self.end) :]
+
+
+def add_signer(app: Sphinx, signer: Signer) -> None:
+    """Register ``signer(app, docname) -> str``: what ``docname`` shows of other posts."""
+    app.kb_signers.append(signer)
+
+
+def set_region(app: Sphinx, region: Region) -> None:
+    """Declare this build's version of a region (at ``kb-catalog-built``)."""
+    app.kb_regions[region.name] = region
+
+
+def _state_path(app: Sphinx) -> Path:
+    return Path(app.doctreedir) / STATE_FILE
+
+
+def _load_state(app: Sphinx) -> dict:
+    try:
+        return json.loads(_state_path(app).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"docs": {}, "pages": {}}
+
+
+def _build_signature(app: Sphinx) -> str:
+    """Changes when our package, any template or the HTML settings change: every generated
+    page is then rewritten, as Sphinx rewrites every document in those cases."""
+    package = Path(__file__).parent.parent
+    mtimes = sorted(
+        f"{p.relative_to(package)}:{p.stat().st_mtime_ns}"
+        for p in package.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    )
+    parts = [app.config.html_theme, *mtimes]
+    build_info = getattr(app.builder, "build_info", None)  # Sphinx's hash of html settings
+    if build_info is not None:
+        parts += [build_info.config_hash, build_info.tags_hash]
+    newest_template = getattr(app.builder.templates, "newest_template_mtime", None)
+    if newest_template is not None:
+        parts.append(repr(newest_template()))
+    return digest(parts)
+
+
+def _env_updated(app: Sphinx, env) -> list[str]:
+    if app.builder.format != "html":
+        return []
+    # Regions are on every page but not part of a page's signature (see the module's doc);
+    # only whether there are any is.
+    regions = sorted(app.kb_regions)
+    base = digest([_build_signature(app), *regions])
+    # A changed configuration or extension set makes Sphinx start a fresh environment; our
+    # record of what the last build wrote no longer vouches for anything.
+    fresh_env = env.config_status != CONFIG_OK
+    app.kb_state_old = {"docs": {}, "pages": {}} if fresh_env else _load_state(app)
+    docs = {}
+    for docname in env.found_docs:
+        extra = [signer(app, docname) for signer in app.kb_signers]
+        docs[docname] = digest([base, *extra])
+    old_regions = app.kb_state_old.get("regions", {})
+    app.kb_changed_regions = [
+        app.kb_regions[name]
+        for name in regions
+        if name in old_regions and old_regions[name] != app.kb_regions[name].signature
+    ]
+    app.kb_state_new = {
+        "docs": docs,
+        "pages": {},
+        "regions": {name: app.kb_regions[name].signature for name in regions},
+    }
+    app.kb_base_signature = base
+    old_docs = app.kb_state_old.get("docs", {})
+    changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
+    for docname in sorted(docs.keys() & old_docs.keys() - changed):
+        _refresh_regions(app, docname, output_path(app, docname))
+    return sorted(changed)
+
+
+def _refresh_regions(app: Sphinx, pagename: str, path: Path) -> None:
+    """Put this build's changed regions into a page an earlier build wrote."""
+    if not app.kb_changed_regions:
+        return
+    try:
+        html = original = path.read_text(encoding="utf-8")
+    except OSError:
+        return
+    for region in app.kb_changed_regions:
+        html = region.replace(html, region.render(app, pagename)) or html
+    if html != original:
+        write_atomically(path, html)
+
+
+def page_signature(app: Sphinx, *parts: str) -> str:
+    return digest([app.kb_base_signature, *parts])
+
+
+def should_write(app: Sphinx, docname: str, signature: str, path: Path | None = None) -> bool:
+    """Record a generated page's signature; True when it must be (re)written.
+
+    False means the file on disk is current (its changed regions have just been replaced)."""
+    if path is None:
+        path = output_path(app, docname)
+    if not _is_current(app, "pages", docname, signature, [path]):
+        return True
+    _refresh_regions(app, docname, path)
+    return False
+
+
+def is_current(app: Sphinx, key: str, signature: str, paths) -> bool:
+    """Record what ``key``, a group of files that are not pages (the feeds), is made from; True
+    when that is what the last build made it from and its files are all still there."""
+    return _is_current(app, "files", key, signature, paths)
+
+
+def written_pages(app: Sphinx) -> set[str]:
+    """Generated pages this build wrote or kept (the sitemap lists them)."""
+    return set(getattr(app, "kb_state_new", {}).get("pages", {}))
+
+
+def _is_current(app: Sphinx, section: str, key: str, signature: str, paths) -> bool:
+    # "pages" lists generated pages (the sitemap lists them too); "files", anything else.
+    app.kb_state_new.setdefault(section, {})[key] = signature
+    unchanged = app.kb_state_old.get(section, {}).get(key) == signature
+    return unchanged and all(_is_whole(path) for path in paths)
+
+
+def _is_whole(path: Path) -> bool:
+    """A file an earlier build finished writing: present and not empty."""
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _build_finished(app: Sphinx, exception) -> None:
+    # Only a successful build vouches for what is on disk.
+    if exception is None and getattr(app, "kb_state_new", None) is not None:
+        write_atomically(_state_path(app), json.dumps(app.kb_state_new, sort_keys=True))
+
+
+def _builder_inited(app: Sphinx) -> None:
+    app.kb_regions = {}
+    app.kb_changed_regions = []
+
+
+def setup_freshness(app: Sphinx) -> None:
+    app.kb_signers = []
+    app.connect("builder-inited", _builder_inited, priority=100)
+    # After the catalog (400) and the modules that derive data from it (kb-catalog-built).
+    app.connect("env-updated", _env_updated, priority=700)
+    app.connect("build-finished", _build_finished)

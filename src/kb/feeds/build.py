@@ -1,0 +1,179 @@
+"""Feeds: RSS 2.0, Atom 1.0 and JSON Feed 1.1, site-wide and per category (tag, author: settings).
+
+Built from the catalog only, once the pages are written (``html-collect-pages``): each item's
+content is the excerpt the catalog rendered once (or, in full-text mode, the post's body),
+with every link made absolute and the "appeared first on" footer after it. A feed file is
+rewritten only when its bytes change; files of feeds that no longer exist are removed.
+Every page's head links the site feeds, and an archive page also links its own.
+
+URLs, relative to the site URL (``html_baseurl``, else ablog's ``blog_baseurl``)::
+
+    feeds/rss.xml  feeds/atom.xml  feeds/feed.json
+    feeds/category/<slug>/{rss.xml,atom.xml,feed.json}
+    feeds/tag/<slug>/…  feeds/author/<slug>/…   (with kb_feed_tags / kb_feed_authors)
+
+Replaces ablog's Atom feed (kept off with ``blog_feed_templates = {}``), whose defects are
+listed in shared/research/ablog.md: build-time dates, one id for all feeds, lost authors,
+relative links inside content.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from ..core.catalog import get_catalog, has_catalog
+from ..core.fileio import write_if_changed
+from ..core.freshness import is_current, page_signature
+from ..core.posts import Catalog
+from ..core.urls import SITE_BUILDERS, site_url
+from . import formats
+from .items import build_feed, fallback_date, feed_item
+from .scopes import FEEDS_DIR, FORMATS, Scope, feed_scopes, feed_url
+
+logger = logging.getLogger(__name__)
+
+
+# -- Writing -----------------------------------------------------------------------------------
+
+
+def write_feeds(app: Sphinx) -> dict[Path, bool]:
+    """Write every feed; return each file with whether it was (re)written."""
+    base = site_url(app)
+    catalog = get_catalog(app)
+    scopes = feed_scopes(app, catalog)
+    needed = {post.docname: post for scope in scopes for post in scope.posts}
+    outdir = Path(app.outdir)
+    paths = {
+        (scope.path, fmt): outdir / scope.path / FORMATS[fmt][0]
+        for scope in scopes
+        for fmt in app.kb_config.feed_formats
+    }
+    if _feeds_are_current(app, base, scopes, needed.values(), paths.values()):
+        return dict.fromkeys(paths.values(), False)
+    items = {name: feed_item(app, catalog, post, base) for name, post in sorted(needed.items())}
+    written = {}
+    for scope in scopes:
+        feed = build_feed(app, scope, items, base)
+        for fmt in app.kb_config.feed_formats:
+            path = paths[scope.path, fmt]
+            written[path] = write_if_changed(path, formats.WRITERS[fmt](feed))
+    _remove_stale(outdir / FEEDS_DIR, set(written))
+    return written
+
+
+def _feeds_are_current(app: Sphinx, base: str, scopes, posts, paths) -> bool:
+    """Whether the feeds on disk are those this build would write (a no-change rebuild).
+
+    Signed by what the items show of each post (its catalog fingerprint), which posts each
+    feed holds, and the settings (in the base signature). Full-text items show whole posts,
+    which the fingerprint does not cover: those feeds are always written out again.
+    """
+    if app.kb_config.feed_fulltext:
+        return False
+    signature = page_signature(
+        app,
+        "feeds",
+        app.builder.name,
+        base,
+        fallback_date().isoformat(),
+        *(f"{s.path}|{s.title}|{s.description}|{s.home_docname}" for s in scopes),
+        *(",".join(post.docname for post in s.posts) for s in scopes),
+        *(post.fingerprint() for post in posts),
+    )
+    return is_current(app, FEEDS_DIR, signature, paths)
+
+
+def _remove_stale(folder: Path, current: set[Path]) -> None:
+    """Feeds of a category that no longer exists would otherwise live on after a clean build."""
+    names = {name for name, _, _ in FORMATS.values()}
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else ():
+        if path.is_file() and path.name in names and path not in current:
+            path.unlink()
+
+
+# -- Sphinx events -----------------------------------------------------------------------------
+
+
+def _enabled(app: Sphinx) -> bool:
+    return app.builder.name in SITE_BUILDERS and bool(site_url(app))
+
+
+def _builder_inited(app: Sphinx) -> None:
+    if app.builder.name in SITE_BUILDERS and not site_url(app):
+        logger.warning(
+            "no feeds written: set html_baseurl in conf.py to the site's absolute URL "
+            "(feeds need absolute links)",
+            type="kb",
+            subtype="feeds",
+        )
+
+
+def _html_collect_pages(app: Sphinx):
+    if _enabled(app) and has_catalog(app):
+        write_feeds(app)
+    return []
+
+
+def discovery_links(app: Sphinx, pagename: str) -> str:
+    """``<link rel="alternate">`` tags: the site feeds, and on an archive page its own."""
+    base = site_url(app)
+    paths = [FEEDS_DIR]
+    archive = re.sub(r"/page/\d+$", "", pagename)
+    scope = app.env.kb_feed_archives.get(archive)
+    if scope is not None:
+        paths.append(scope)
+    links = []
+    for path in paths:
+        title = app.env.kb_feed_titles[path]
+        for fmt in app.kb_config.feed_formats:
+            _, media_type, label = FORMATS[fmt]
+            links.append(
+                f'<link rel="alternate" type="{media_type}" '
+                f'title="{escape(f"{title} ({label})", quote=True)}" '
+                f'href="{escape(feed_url(base, path, fmt), quote=True)}" />'
+            )
+    return "\n".join(links) + "\n"
+
+
+def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    if not _enabled(app) or not hasattr(app.env, "kb_feed_titles"):
+        return
+    context["metatags"] = context.get("metatags", "") + discovery_links(app, pagename)
+
+
+def _warn_shared_urls(scopes: list[Scope]) -> None:
+    # ablog's slugs drop punctuation: "C++" and "C#" share one archive page and one feed URL.
+    first_title: dict[str, str] = {}
+    for scope in scopes:
+        if scope.path in first_title:
+            logger.warning(
+                "%r and %r would share the feed %s/; rename one of them in the posts' "
+                "front matter so that their names differ in more than punctuation",
+                first_title[scope.path],
+                scope.title,
+                scope.path,
+                type="kb",
+                subtype="feeds",
+            )
+        first_title.setdefault(scope.path, scope.title)
+
+
+def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
+    # What autodiscovery needs on every page, computed once: feed titles and archive scopes.
+    scopes = feed_scopes(app, catalog)
+    if _enabled(app):
+        _warn_shared_urls(scopes)
+    app.env.kb_feed_titles = {scope.path: scope.title for scope in scopes}
+    app.env.kb_feed_archives = {s.home_docname: s.path for s in scopes if s.path != FEEDS_DIR}
+
+
+def setup_feeds(app: Sphinx) -> None:
+    app.connect("builder-inited", _builder_inited)
+    app.connect("kb-catalog-built", _catalog_built)
+    app.connect("html-page-context", _html_page_context)
+    app.connect("html-collect-pages", _html_collect_pages)

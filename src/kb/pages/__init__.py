@@ -1,0 +1,13 @@
+"""The pages a reader browses: archives, the home page's latest posts, the sidebar, series
+pages and the parts of a post's own page (header, series box, cite block).
+
+Each reads the catalog; :mod:`.entries` is the one layout of a listed post they share.
+"""
+
+from .citation import setup_citation
+from .listings import setup_listings
+from .postpage import setup_postpage
+from .series import setup_series
+from .sidebars import setup_sidebars
+
+__all__ = ["setup_citation", "setup_listings", "setup_postpage", "setup_series", "setup_sidebars"]

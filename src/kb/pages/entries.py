@@ -1,0 +1,65 @@
+"""The one HTML layout of a listed post, shared by archives, the home page and sidebars.
+
+Rendered in Python from the catalog's records (no template per entry): a listing page of ten
+entries costs ten string joins, not ten excerpt renderings.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from html import escape
+
+from ..core.posts import Label, Post
+from ..core.urls import relocate_links
+
+MORE_TEXT = "Go to article…"
+EXTERNAL_MARK = "(External)"
+
+
+def format_date(when: datetime) -> str:
+    return f"{when.day} {when.strftime('%B %Y')}"
+
+
+def post_href(post: Post, prefix: str) -> str:
+    """Where a listing's title and "Go to article…" lead: the external site, or our page."""
+    if post.external_link:
+        return post.external_link
+    return prefix + post.docname + ".html"
+
+
+def label_links(labels: tuple[Label, ...], prefix: str) -> str:
+    return ", ".join(
+        f'<a class="kb-label kb-{lb.kind}" href="{prefix}{lb.docname}.html">{escape(lb.name)}</a>'
+        for lb in labels
+    )
+
+
+def meta_line(post: Post, prefix: str) -> str:
+    parts = [f'<time datetime="{post.date.date().isoformat()}">{format_date(post.date)}</time>']
+    if post.authors:
+        parts.append(f'<span class="kb-by">by {label_links(post.authors, prefix)}</span>')
+    if post.categories:
+        parts.append(f'<span class="kb-in">in {label_links(post.categories, prefix)}</span>')
+    return " · ".join(parts)
+
+
+def entry_html(post: Post, prefix: str, heading: int = 2) -> str:
+    """One listing entry: linked title, date, authors, categories, excerpt, "Go to article…"."""
+    href = escape(post_href(post, prefix), quote=True)
+    external = ' rel="external"' if post.external_link else ""
+    mark = f' <span class="kb-external">{EXTERNAL_MARK}</span>' if post.external_link else ""
+    excerpt = relocate_links(post.excerpt_html, prefix)
+    return (
+        f'<article class="kb-entry">'
+        f'<h{heading} class="kb-entry-title"><a href="{href}"{external}>{escape(post.title)}</a>'
+        f"{mark}</h{heading}>"
+        f'<p class="kb-entry-meta">{meta_line(post, prefix)}</p>'
+        f'<div class="kb-entry-excerpt">{excerpt}</div>'
+        f'<p class="kb-entry-more"><a href="{href}"{external}>{MORE_TEXT}</a></p>'
+        f"</article>"
+    )
+
+
+def entries_html(posts: list[Post], prefix: str, heading: int = 2) -> str:
+    body = "".join(entry_html(post, prefix, heading) for post in posts)
+    return f'<div class="kb-listing">{body}</div>'

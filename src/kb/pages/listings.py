@@ -1,0 +1,234 @@
+"""Archive listings: all posts, each category, tag, author and year, paginated.
+
+ablog already yields page 1 of each archive at its own URL (``blog/category/article``) with
+our ``ablog/collection.html``; we fill that page from the catalog and add the later pages at
+``<archive>/page/<n>``. Catalog pages (all categories, all tags, …) list their collections
+with counts. Entries come from :mod:`kb.entries`, so every listing shows the same layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from ..core.catalog import get_catalog
+from ..core.freshness import add_signer, page_signature, should_write
+from ..core.posts import KINDS, Catalog, Post, digest
+from ..core.urls import root_prefix
+from .entries import entries_html
+
+
+@dataclass(frozen=True)
+class ListingPage:
+    """One page of one listing."""
+
+    docname: str  # this page
+    base: str  # page 1 of the listing
+    title: str
+    number: int
+    count: int  # pages in the listing
+    posts: tuple[Post, ...]
+
+    def page_docname(self, number: int) -> str:
+        return self.base if number == 1 else f"{self.base}/page/{number}"
+
+
+def paginate(base: str, title: str, posts: list[Post], size: int) -> list[ListingPage]:
+    """Split a listing into pages; page 1 keeps the listing's own URL."""
+    chunks = [posts[i : i + size] for i in range(0, len(posts), size)] or [[]]
+    pages = []
+    for number, chunk in enumerate(chunks, start=1):
+        docname = base if number == 1 else f"{base}/page/{number}"
+        shown = title if number == 1 else f"{title} (page {number} of {len(chunks)})"
+        pages.append(ListingPage(docname, base, shown, number, len(chunks), tuple(chunk)))
+    return pages
+
+
+def listing_signature(app: Sphinx, page: ListingPage) -> str:
+    """What a listing page shows: its title, its place among its pages, its posts."""
+    return page_signature(
+        app,
+        page.title,
+        str(page.number),
+        str(page.count),
+        *(post.fingerprint() for post in page.posts),
+    )
+
+
+def all_listing_pages(catalog: Catalog, size: int) -> dict[str, ListingPage]:
+    """Every page of every listing, keyed by docname."""
+    listings = [(catalog.blog_path, "All posts", catalog.posts)]
+    listings.append((f"{catalog.blog_path}/drafts", "Drafts", catalog.drafts))
+    for collections in catalog.collections.values():
+        for collection in collections:
+            listings.append((collection.docname, collection.title, collection.posts))
+    pages = {}
+    for base, title, posts in listings:
+        for page in paginate(base, title, posts, size):
+            pages[page.docname] = page
+    return pages
+
+
+def pagination_html(page: ListingPage, prefix: str) -> str:
+    if page.count == 1:
+        return ""
+
+    def href(number: int) -> str:
+        return f"{prefix}{page.page_docname(number)}.html"
+
+    links = []
+    if page.number > 1:
+        links.append(
+            f'<a class="kb-newer" rel="prev" href="{href(page.number - 1)}">← Newer posts</a>'
+        )
+    numbers = []
+    for number in range(1, page.count + 1):
+        if number == page.number:
+            numbers.append(f'<li><a aria-current="page" href="{href(number)}">{number}</a></li>')
+        else:
+            numbers.append(f'<li><a href="{href(number)}">{number}</a></li>')
+    links.append(f'<ol class="kb-page-numbers">{"".join(numbers)}</ol>')
+    if page.number < page.count:
+        links.append(
+            f'<a class="kb-older" rel="next" href="{href(page.number + 1)}">Older posts →</a>'
+        )
+    return f'<nav class="kb-pagination" aria-label="Pages of this listing">{"".join(links)}</nav>'
+
+
+def catalog_html(catalog: Catalog, kind: str, prefix: str) -> str:
+    items = "".join(
+        f'<li><a href="{prefix}{c.docname}.html">{escape(c.name)}</a> '
+        f'<span class="kb-count">({len(c.posts)})</span></li>'
+        for c in catalog.collections[kind]
+    )
+    return f'<ul class="kb-catalog kb-catalog-{kind}">{items}</ul>'
+
+
+# -- Sphinx events ---------------------------------------------------------------------------
+
+
+def _catalog_kind(app: Sphinx, pagename: str) -> str | None:
+    catalog = get_catalog(app)
+    for kind in KINDS:
+        if catalog.catalog_docname(kind) == pagename:
+            return kind
+    return None
+
+
+def _html_page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree):
+    if templatename not in ("ablog/collection.html", "ablog/catalog.html"):
+        return
+    prefix = root_prefix(app, pagename)
+    if templatename == "ablog/catalog.html":
+        kind = _catalog_kind(app, pagename)
+        if kind is None:  # a catalog we do not list (ablog's locations, languages)
+            context["kb_title"] = context.get("title", "")
+            context["kb_body"] = ""
+            return
+        title = {"year": "All years", "category": "All categories"}.get(kind, f"All {kind}s")
+        context["title"] = context["kb_title"] = title
+        context["kb_body"] = catalog_html(get_catalog(app), kind, prefix)
+        signature = page_signature(app, title, context["kb_body"])
+        context["kb_unchanged"] = not should_write(app, pagename, signature)
+        return
+    page = app.env.kb_listing_pages.get(pagename)
+    if page is None:
+        context["kb_title"], context["kb_body"] = context.get("title", ""), ""
+        return
+    context["title"] = context["kb_title"] = page.title
+    context["kb_body"] = entries_html(list(page.posts), prefix) + pagination_html(page, prefix)
+    context["kb_unchanged"] = not should_write(app, pagename, listing_signature(app, page))
+
+
+def _reuse_unchanged_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctree):
+    """Write last build's file back for an archive page ablog yields although nothing changed.
+
+    ablog yields page 1 of every archive and its catalog pages on every build; rendering them
+    through furo's templates was a third of a no-change rebuild at 1000 posts. Connected
+    last, so every other handler has seen the page (the sitemap, for one, lists it).
+    """
+    if not context.get("kb_unchanged"):
+        return None
+    path = Path(app.outdir) / app.builder.get_target_uri(pagename)
+    try:
+        context["kb_verbatim"] = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return "kb/verbatim.html"
+
+
+def _html_collect_pages(app: Sphinx):
+    """Pages 2…n of each listing (ablog yields page 1)."""
+    if app.builder.format != "html":
+        return
+    for docname, page in sorted(app.env.kb_listing_pages.items()):
+        if page.number > 1 and should_write(app, docname, listing_signature(app, page)):
+            yield docname, {"title": page.title}, "ablog/collection.html"
+
+
+def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
+    app.env.kb_listing_pages = all_listing_pages(catalog, app.kb_config.page_size)
+
+
+# -- The home page's list of latest posts ----------------------------------------------------
+
+
+class latest_posts(nodes.General, nodes.Element):
+    """Placeholder filled with the newest posts when the page is written."""
+
+
+class LatestPostsDirective(SphinxDirective):
+    """``{latest-posts}``: the newest posts with their excerpts and "Go to article…"."""
+
+    option_spec = {"count": directives.positive_int}
+
+    def run(self):
+        node = latest_posts()
+        node["count"] = self.options.get("count", 0)
+        self.env.kb_latest_docs = getattr(self.env, "kb_latest_docs", set()) | {self.env.docname}
+        return [node]
+
+
+def visit_latest_posts(translator, node: latest_posts) -> None:
+    builder = translator.builder
+    catalog = get_catalog(builder.env)
+    count = node["count"] or builder.config.kb_home_posts
+    prefix = root_prefix(builder, builder.current_docname)
+    translator.body.append(entries_html(catalog.posts[:count], prefix, heading=3))
+    blog = f"{prefix}{catalog.blog_path}.html"
+    translator.body.append(f'<p class="kb-all-posts"><a href="{blog}">All posts…</a></p>')
+    raise nodes.SkipNode
+
+
+def _latest_posts_signer(app: Sphinx, docname: str) -> str:
+    """A page with a ``latest-posts`` list shows every post's entry (the newest of them)."""
+    if docname not in getattr(app.env, "kb_latest_docs", ()):
+        return ""
+    return digest([p.fingerprint() for p in get_catalog(app).posts])
+
+
+def _purge_doc(app: Sphinx, env, docname: str) -> None:
+    getattr(env, "kb_latest_docs", set()).discard(docname)
+
+
+def _merge_info(app: Sphinx, env, docnames, other) -> None:
+    mine = getattr(env, "kb_latest_docs", set())
+    env.kb_latest_docs = mine | (getattr(other, "kb_latest_docs", set()) & set(docnames))
+
+
+def setup_listings(app: Sphinx) -> None:
+    add_signer(app, _latest_posts_signer)
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("env-merge-info", _merge_info)
+    app.add_node(latest_posts, html=(visit_latest_posts, None))
+    app.add_directive("latest-posts", LatestPostsDirective)
+    app.connect("kb-catalog-built", _catalog_built)
+    app.connect("html-page-context", _html_page_context)
+    app.connect("html-page-context", _reuse_unchanged_page, priority=990)
+    app.connect("html-collect-pages", _html_collect_pages)

@@ -1,0 +1,165 @@
+"""Series: posts that belong together, like the parts of a tutorial.
+
+A post joins a series through its front matter: ``series: <name>`` and ``part: <n>`` (or
+``part: supplement``, or no part when its number is not on this site). From the catalog we
+build each series once per build, in reading order: numbered parts ascending, then
+supplements and unnumbered posts by date. Each member's page shows a box right after its
+header ("Part 2 of <series>", every part with a link, previous and next); each series has a
+page (``blog/series/<slug>``) and all of them a catalog page (``blog/series``).
+
+The box shows other posts, so Sphinx cannot know when it changes: a freshness signer makes
+every member's page rewritten when a member is added, removed, retitled or renumbered.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from sphinx.application import Sphinx
+
+from ..core.catalog import get_catalog
+from ..core.freshness import add_signer, page_signature, should_write
+from ..core.posts import Catalog, Post, Series
+from ..core.urls import root_prefix
+from .entries import entry_html, format_date, post_href
+from .postpage import insert_after_title
+
+TEMPLATE = "kb/series.html"
+
+
+def part_label(post: Post) -> str:
+    """How a listing names a member: "Part 2", "Supplement", or nothing for no part."""
+    if post.part_number is not None:
+        return f"Part {post.part_number}"
+    return "Supplement" if post.is_supplement else ""
+
+
+# -- HTML ------------------------------------------------------------------------------------
+
+
+def position_text(one: Series, post: Post, series_link: str) -> str:
+    if post.part_number is not None:
+        return f"Part {post.part_number} of {series_link}"
+    if post.is_supplement:
+        return f"Supplement to {series_link}"
+    return f"Part of {series_link}"
+
+
+def _member_link(post: Post, prefix: str, current: bool) -> str:
+    label = part_label(post)
+    label_html = f'<span class="kb-series-part">{label}:</span> ' if label else ""
+    if current:
+        # The reader is here: a link to this page, marked, so the list reads the same.
+        attrs = f'aria-current="page" href="{prefix}{post.docname}.html"'
+    else:
+        external = ' rel="external"' if post.external_link else ""
+        attrs = f'href="{escape(post_href(post, prefix), quote=True)}"{external}'
+    return f"<li>{label_html}<a {attrs}>{escape(post.title)}</a></li>"
+
+
+def _nav_link(kind: str, post: Post, prefix: str, text: str) -> str:
+    href = escape(post_href(post, prefix), quote=True)
+    return f'<a class="kb-series-{kind}" rel="{kind}" href="{href}">{text}</a>'
+
+
+def series_box_html(one: Series, post: Post, prefix: str) -> str:
+    """The box on a member's page: its position, every member, previous and next."""
+    index = one.position(post)
+    series_link = f'<a href="{prefix}{one.docname}.html">{escape(one.name)}</a>'
+    items = "".join(
+        _member_link(member, prefix, member.docname == post.docname) for member in one.posts
+    )
+    nav = []
+    if index > 0:
+        previous = one.posts[index - 1]
+        nav.append(_nav_link("prev", previous, prefix, f"← Previous: {escape(previous.title)}"))
+    if index < len(one.posts) - 1:
+        following = one.posts[index + 1]
+        nav.append(_nav_link("next", following, prefix, f"Next: {escape(following.title)} →"))
+    nav_html = f'<nav class="kb-series-nav" aria-label="Series">{"".join(nav)}</nav>' if nav else ""
+    return (
+        f'<aside class="kb-series-box" aria-label="Series: {escape(one.name, quote=True)}">'
+        f'<p class="kb-series-position">{position_text(one, post, series_link)}</p>'
+        f'<ul class="kb-series-parts">{items}</ul>{nav_html}</aside>'
+    )
+
+
+def series_page_html(one: Series, catalog: Catalog, prefix: str) -> str:
+    """A series' own page: how many posts and over what time, then each member in order."""
+    first, last = min(p.date for p in one.posts), max(p.date for p in one.posts)
+    span = format_date(first) if first == last else f"{format_date(first)} to {format_date(last)}"
+    count = f"{len(one.posts)} post{'s' if len(one.posts) != 1 else ''}"
+    members = "".join(
+        '<section class="kb-series-member">'
+        + (f'<p class="kb-series-part">{part_label(post)}</p>' if part_label(post) else "")
+        + entry_html(post, prefix)
+        + "</section>"
+        for post in one.posts
+    )
+    all_series = f"{prefix}{catalog.series_catalog_docname}.html"
+    return (
+        f'<p class="kb-series-summary">{count}, {span}.</p>'
+        f'<div class="kb-listing kb-series-listing">{members}</div>'
+        f'<p class="kb-all-series"><a href="{all_series}">All series</a></p>'
+    )
+
+
+def series_catalog_html(series: list[Series], prefix: str) -> str:
+    items = "".join(
+        f'<li><a href="{prefix}{one.docname}.html">{escape(one.name)}</a> '
+        f'<span class="kb-count">({len(one.posts)})</span></li>'
+        for one in series
+    )
+    return f'<ul class="kb-catalog kb-catalog-series">{items}</ul>'
+
+
+# -- Sphinx events ---------------------------------------------------------------------------
+
+
+def _series_signer(app: Sphinx, docname: str) -> str:
+    one = get_catalog(app).series_of(docname)
+    return one.signature() if one is not None else ""
+
+
+# Before kb.postpage (500): both insert right after the <h1>, so the header inserted later
+# lands between the title and this box.
+HTML_PAGE_CONTEXT_PRIORITY = 450
+
+
+def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    if doctree is None or "body" not in context:
+        return
+    catalog = get_catalog(app)
+    one = catalog.series_of(pagename)
+    if one is None:
+        return
+    post = catalog.by_docname(pagename)
+    box = series_box_html(one, post, root_prefix(app, pagename))
+    context["body"] = insert_after_title(context["body"], box)
+
+
+def _page(app: Sphinx, docname: str, title: str, body: str, signature: str):
+    if should_write(app, docname, signature):
+        yield docname, {"title": title, "kb_title": title, "kb_body": body}, TEMPLATE
+
+
+def _html_collect_pages(app: Sphinx):
+    if app.builder.format != "html" or not hasattr(app.env, "kb_catalog"):
+        return
+    catalog = get_catalog(app)
+    series = catalog.series
+    for one in series:
+        prefix = root_prefix(app, one.docname)
+        body = series_page_html(one, catalog, prefix)
+        signature = page_signature(app, one.name, *(p.fingerprint() for p in one.posts))
+        yield from _page(app, one.docname, one.name, body, signature)
+    docname = catalog.series_catalog_docname
+    signature = page_signature(app, "series", *(f"{s.name}:{len(s.posts)}" for s in series))
+    body = series_catalog_html(series, root_prefix(app, docname))
+    yield from _page(app, docname, "All series", body, signature)
+
+
+def setup_series(app: Sphinx) -> None:
+    app.connect("html-page-context", _html_page_context, priority=HTML_PAGE_CONTEXT_PRIORITY)
+    app.connect("html-collect-pages", _html_collect_pages)
+    add_signer(app, _series_signer)

@@ -1,0 +1,93 @@
+"""Bounded sidebars: recent posts, categories, series, top tags, years.
+
+Rendered once per build with root-relative links; each page only prefixes the links with
+its depth. Every list has a fixed bound, so a post page does not grow with the site.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from sphinx.application import Sphinx
+
+from ..config import KbConfig
+from ..core.freshness import Region, set_region
+from ..core.posts import Catalog, digest
+from ..core.urls import relocate_links, root_prefix
+
+
+def _links(items) -> str:
+    return "".join(
+        f'<li><a href="{href}">{escape(text)}</a>{extra}</li>' for href, text, extra in items
+    )
+
+
+def _count(n: int) -> str:
+    return f' <span class="kb-count">({n})</span>'
+
+
+def sidebar_html(catalog: Catalog, config: KbConfig) -> str:
+    recent = [(f"{p.docname}.html", p.title, "") for p in catalog.posts[: config.sidebar_recent]]
+    categories = [
+        (f"{c.docname}.html", c.name, _count(len(c.posts))) for c in catalog.collections["category"]
+    ]
+    by_size = sorted(catalog.collections["tag"], key=lambda c: (-len(c.posts), c.name.casefold()))
+    tags = sorted(by_size[: config.sidebar_tags], key=lambda c: c.name.casefold())
+    tag_items = [(f"{c.docname}.html", c.name, _count(len(c.posts))) for c in tags]
+    years = [
+        (f"{c.docname}.html", c.name, _count(len(c.posts))) for c in catalog.collections["year"]
+    ]
+    series = [(f"{s.docname}.html", s.name, _count(len(s.posts))) for s in catalog.series]
+    sections = [
+        ("Recent posts", recent, f"{catalog.blog_path}.html", "All posts"),
+        ("Categories", categories, f"{catalog.catalog_docname('category')}.html", "All categories"),
+        (
+            "Series",
+            series[: config.sidebar_series],
+            f"{catalog.series_catalog_docname}.html",
+            "All series",
+        ),
+        ("Tags", tag_items, f"{catalog.catalog_docname('tag')}.html", "All tags"),
+        ("Years", years, f"{catalog.catalog_docname('year')}.html", "All years"),
+    ]
+    html = []
+    for number, (title, items, more_href, more_text) in enumerate(sections):
+        if not items:
+            continue
+        heading_id = f"kb-sidebar-{number}"
+        html.append(
+            f'<section class="kb-sidebar-section" aria-labelledby="{heading_id}">'
+            f'<h2 class="kb-sidebar-title" id="{heading_id}">{title}</h2>'
+            f'<ul class="kb-sidebar-list">{_links(items)}</ul>'
+            f'<a class="kb-sidebar-more" href="{more_href}">{more_text}</a></section>'
+        )
+    return f'<nav class="kb-sidebar" aria-label="Blog">{"".join(html)}</nav>' if html else ""
+
+
+def _sidebar_on_page(app: Sphinx, pagename: str) -> str:
+    return relocate_links(app.env.kb_sidebar_html, root_prefix(app, pagename))
+
+
+#: The blog sidebar is a region of every page (see kb.core.freshness): when only it changed
+#: (a post added or retitled), pages that are otherwise current get it replaced in place.
+SIDEBAR_START = '<nav class="kb-sidebar"'
+SIDEBAR_END = "</nav>"  # the sidebar holds no other nav
+
+
+def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
+    app.env.kb_sidebar_html = html = sidebar_html(catalog, app.kb_config)
+    if html:
+        set_region(
+            app, Region("sidebar", SIDEBAR_START, SIDEBAR_END, digest([html]), _sidebar_on_page)
+        )
+
+
+def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    if app.builder.format != "html" or not hasattr(app.env, "kb_sidebar_html"):
+        return
+    context["kb_sidebar_html"] = _sidebar_on_page(app, pagename)
+
+
+def setup_sidebars(app: Sphinx) -> None:
+    app.connect("kb-catalog-built", _catalog_built)
+    app.connect("html-page-context", _html_page_context)

@@ -1,0 +1,11 @@
+"""Full-text search with Pagefind, indexed by ``sphinx-build`` itself.
+
+:mod:`.index` marks what is searchable, keeps a small record of each searchable page and
+runs Pagefind over the records (:mod:`.pagefind`; :mod:`.worker` runs it after the build for
+``kb serve``); :mod:`.stems` speeds up Sphinx's own index when ``kb_search = False``.
+"""
+
+from .index import setup_search
+from .stems import setup_stems
+
+__all__ = ["setup_search", "setup_stems"]

@@ -1,0 +1,207 @@
+"""Running Pagefind over the search records: the bundle, and what the search page learns of it.
+
+Nothing here needs Sphinx: :mod:`kb.search` calls it at the end of a build, and
+``python -m kb.search.worker`` after the build has returned (``kb serve``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from sphinx.errors import ExtensionError
+
+#: Where the bundle goes, relative to the output folder; the search page loads it from there.
+BUNDLE_DIR = "pagefind"
+
+#: Parts of an indexed page that are not its content: heading permalinks ("¶"); a post's
+#: date, authors, categories and reading time (results show date and categories from the
+#: metadata, so snippets stay about the text); whatever lists other posts, which would make
+#: a post found by their titles and excerpts: the home page's latest posts, a series' box
+#: and its previous/next links (kb.series); the "Cite this post" box (kb.citation), which
+#: repeats the title.
+EXCLUDE_SELECTORS = (
+    ".headerlink",
+    ".kb-post-meta",
+    ".kb-listing",
+    ".kb-all-posts",
+    ".kb-series-box",
+    ".kb-series-nav",
+    ".kb-cite",
+)
+
+#: In the doctree folder: what the last bundle was made from.
+STATE_FILE = "kb-search-state"
+
+#: Where the search page gets what it needs to know of the bundle, once it is written: between
+#: these two comments, so that a later bundle replaces what an earlier one put there.
+BUNDLE_START = "<!-- kb-search-bundle -->"
+BUNDLE_END = "<!-- /kb-search-bundle -->"
+_BUNDLE_SECTION = re.compile(re.escape(BUNDLE_START) + ".*?" + re.escape(BUNDLE_END), re.DOTALL)
+
+
+def pagefind_command(executable: Path, site: Path, bundle: Path, keep_index_url: bool) -> list:
+    # No extra word characters (--include-characters): Pagefind already indexes
+    # `wgmma.mma_async`, `cp.async.bulk` and `__shfl_xor_sync` both whole and as their parts,
+    # while adding "." would glue full stops to words ("memory." would not match "memory").
+    command = [
+        str(executable),
+        "--site", str(site),
+        "--output-path", str(bundle),
+        "--exclude-selectors", ", ".join(EXCLUDE_SELECTORS),
+        "--quiet",
+    ]  # fmt: skip
+    if keep_index_url:  # the html builder links to index.html; dirhtml to folders
+        command.append("--keep-index-url")
+    return command
+
+
+def indexed_page_count(bundle: Path) -> int:
+    """Pages in the bundle: those whose HTML carries ``data-pagefind-body``."""
+    entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
+    return sum(language["page_count"] for language in entry["languages"].values())
+
+
+def _stage(sources: dict[str, Path], staging: Path) -> None:
+    """Link each source into ``staging`` at its page's path in the site."""
+    for relpath, source in sources.items():
+        target = staging / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target)
+        except OSError:  # another file system
+            shutil.copyfile(source, target)
+
+
+def _pagefind_executable() -> Path:
+    from pagefind.service import get_executable
+
+    executable = get_executable()
+    if executable is None:
+        raise ExtensionError(
+            "kb search: Pagefind's binary is missing. Install it with "
+            "`pip install 'pagefind[extended]'` (a dependency of this project), or set "
+            "kb_search = False in conf.py to fall back to Sphinx's built-in search."
+        )
+    return Path(executable)
+
+
+class IndexRun:
+    """One Pagefind run over the search sources, started now and finished by :meth:`wait`.
+
+    Pagefind's command line indexes a folder: it gets one that holds only the pages to index
+    (hard links to their records), so pages left on disk by earlier builds are never found.
+    (Its Python API can stop the indexer before it has finished writing a large bundle.)
+    When the sources and settings are those the bundle was made from, nothing runs:
+    Pagefind writes its filter index in an arbitrary order (Pagefind/pagefind#638), so
+    indexing again would change files (and the search page, which names them) for nothing.
+    """
+
+    def __init__(self, outdir: Path, sources: dict[str, Path], workdir: Path, keep_index_url: bool):
+        self.bundle = outdir / BUNDLE_DIR
+        self.state = workdir / STATE_FILE
+        # Signed with the settings and Pagefind's version; the binary is looked up (an import
+        # and a search of the package) only when it has to run.
+        command = pagefind_command(Path("pagefind"), Path("<staging>"), self.bundle, keep_index_url)
+        self.fingerprint = _fingerprint(command, sources)
+        self.process = None
+        unchanged = _read(self.state) == self.fingerprint
+        if unchanged and (self.bundle / "pagefind-entry.json").is_file():
+            return
+        command[0] = str(_pagefind_executable())
+        # A fresh bundle: fragments of deleted or renamed pages must not linger.
+        shutil.rmtree(self.bundle, ignore_errors=True)
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.staging = Path(tempfile.mkdtemp(prefix="kb-search-", dir=workdir))
+        _stage(sources, self.staging)
+        command[command.index("<staging>")] = str(self.staging)
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+
+    def wait(self) -> int:
+        """Wait for Pagefind; how many pages the bundle holds."""
+        if self.process is not None:
+            output, _ = self.process.communicate()
+            shutil.rmtree(self.staging, ignore_errors=True)
+            if self.process.returncode != 0:
+                raise ExtensionError(
+                    f"kb search: Pagefind failed (exit status {self.process.returncode}) "
+                    f"while indexing for {self.bundle.parent}:\n{output}"
+                )
+            self.state.write_text(self.fingerprint, encoding="utf-8")
+            self.process = None
+        return indexed_page_count(self.bundle)
+
+    def cancel(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.process = None
+
+
+def build_search_index(
+    outdir: Path, sources: dict[str, Path], workdir: Path, keep_index_url: bool = True
+) -> int:
+    """Index ``sources`` (site path → file) into ``outdir/pagefind``; pages it holds."""
+    return IndexRun(outdir, sources, workdir, keep_index_url).wait()
+
+
+def _fingerprint(command: list[str], sources: dict[str, Path]) -> str:
+    """What the bundle is made from: the indexer and its settings, each page's path and bytes."""
+    digest = hashlib.sha256("\0".join([_pagefind_version(), *command]).encode())
+    for relpath, source in sources.items():
+        digest.update(relpath.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
+def _pagefind_version() -> str:
+    try:
+        return importlib.metadata.version("pagefind")
+    except importlib.metadata.PackageNotFoundError:  # a binary found on PATH
+        return "unknown"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+# -- The search page's head ---------------------------------------------------------------
+
+
+def bundle_head_html(bundle: Path, prefix: str) -> str:
+    """What the search page's head learns once the bundle is written.
+
+    Pagefind's entry file (which languages, which index files) goes into the page, and the
+    search script hands it to Pagefind instead of a request; the files Pagefind fetches
+    next, its metadata and WebAssembly, are preloaded. Their names carry the index's hash.
+    With several languages, Pagefind picks one by the page's language: preload none.
+    """
+    entry_text = (bundle / "pagefind-entry.json").read_text(encoding="utf-8")
+    entry = json.loads(entry_text)
+    safe_text = entry_text.replace("</", "<\\/")  # "</" inside <script> could end it early
+    html = [f'<script type="application/json" id="kb-search-entry">{safe_text}</script>']
+    if len(entry["languages"]) == 1:
+        (language,) = entry["languages"].values()
+        for name in (f"pagefind.{language['hash']}.pf_meta", f"wasm.{language['wasm']}.pagefind"):
+            html.append(f'<link rel="preload" href="{prefix}{name}" as="fetch" crossorigin>')
+    return "".join(html)
+
+
+def fill_search_page(page: Path, bundle: Path, prefix: str) -> None:
+    html = page.read_text(encoding="utf-8")
+    section = BUNDLE_START + bundle_head_html(bundle, prefix) + BUNDLE_END
+    filled = _BUNDLE_SECTION.sub(lambda _: section, html, count=1)
+    if filled != html:  # an unchanged page keeps its file as it was
+        page.write_text(filled, encoding="utf-8")
