@@ -47,11 +47,11 @@ def setup(app: Sphinx) -> dict:
     markup.setup_uniqueids(app)
     benchmark.setup_benchmark(app)
     # Outputs, each reading the catalog.
+    pages.setup_postpage(app)  # the post page, then the parts others add to it
+    pages.setup_series(app)
+    pages.setup_citation(app)
     pages.setup_listings(app)
     pages.setup_sidebars(app)
-    pages.setup_series(app)
-    pages.setup_postpage(app)
-    pages.setup_citation(app)
     feeds.setup_feeds(app)
     meta.setup_previews(app)
     meta.setup_sitemap(app)

@@ -14,7 +14,7 @@ from html import escape
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..core.fragments import write_fragment
+from ..core.fragments import FRAGMENT, write_fragment
 from ..core.posts import Catalog, Post
 from ..core.urls import absolute_links, relocate_links
 from .formats import Feed, Item, Person, Term
@@ -46,6 +46,7 @@ def full_text_html(app: Sphinx, docname: str, url: str) -> str:
     with logging.suppress_logging():  # problems are reported on the post's own page
         doctree = app.env.get_and_resolve_doctree(docname, builder)
     doctree.settings = builder.docsettings
+    doctree[FRAGMENT] = True  # written outside its page: without the page's own parts
     body = write_fragment(builder, docname, doctree)
     body = _HEADERLINK.sub("", _FIRST_H1.sub("", body, count=1))
     return absolute_links(body.strip(), url)

@@ -1,7 +1,8 @@
 """The 404 page (sphinx-notfound-page): it is served at any depth, so its links are absolute.
 
 sphinx-notfound-page makes the theme's links absolute (``notfound_urls_prefix``: ``/``
-locally, the version's path on Read the Docs); the page's body and our sidebar are ours to fix.
+locally, the version's path on Read the Docs); the body it takes from ``notfound_context``
+in conf.py and our sidebar have root-relative links, which get the same prefix here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ def _notfound_page_context(app: Sphinx, pagename, templatename, context, doctree
     if pagename != getattr(app.config, "notfound_pagename", None):
         return
     prefix = app.config.notfound_urls_prefix or "/"
-    if "body" in context:
+    if "body" in context:  # from notfound_context in conf.py, its links relative to the root
         context["body"] = relocate_links(context["body"], prefix)
     if context.get("kb_sidebar_html"):
         context["kb_sidebar_html"] = relocate_links(context["kb_sidebar_html"], prefix)

@@ -18,7 +18,7 @@ from sphinx.application import Sphinx
 from ..core.posts import Post
 from ..core.urls import site_url
 from .entries import format_date
-from .postpage import post_page
+from .postpage import add_post_part, post_page
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 SMALL_WORDS = {"a", "an", "the", "on", "of", "in", "and", "for", "to", "with"}
@@ -129,12 +129,15 @@ def citation_meta_tags(app: Sphinx, post: Post) -> str:
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    post = post_page(app, pagename, context, doctree)
-    if post is None:
-        return
-    context["body"] += cite_block_html(app, post)
-    context["metatags"] = context.get("metatags", "") + citation_meta_tags(app, post)
+    post = post_page(app, pagename, doctree)
+    if post is not None:
+        context["metatags"] = context.get("metatags", "") + citation_meta_tags(app, post)
+
+
+def _cite_block(app: Sphinx, post: Post, prefix: str) -> str:
+    return cite_block_html(app, post)
 
 
 def setup_citation(app: Sphinx) -> None:
+    add_post_part(app, "end", 10, _cite_block)
     app.connect("html-page-context", _html_page_context)

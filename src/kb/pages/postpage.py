@@ -1,15 +1,23 @@
-"""What a post's own page shows under its title: date, updates, authors, labels, reading time.
+"""A post's own page: the parts kb adds around what the author wrote.
 
-External posts also say where the article lives and link there.
+Each part is a :class:`post_part` node placed in the doctree when the page is resolved for
+writing (``doctree-resolved``), in a slot: right under the title (this module's header: date,
+updates, authors, labels, reading time; the series box) or after the body (the cite block).
+Features contribute parts with :func:`add_post_part`; their order is declared there, not by
+event priorities. External posts' headers also say where the article lives and link there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 
+from docutils import nodes
 from sphinx.application import Sphinx
 
-from ..core.catalog import has_catalog
+from ..core.catalog import get_catalog, has_catalog
+from ..core.fragments import FRAGMENT, is_fragment
 from ..core.posts import Post
 from ..core.urls import root_prefix
 from .entries import format_date, label_links, meta_line
@@ -37,31 +45,76 @@ def post_header_html(post: Post, prefix: str) -> str:
     return html
 
 
-def insert_after_title(body: str, html: str) -> str:
-    """Place ``html`` right after the page's first ``<h1>…</h1>``."""
-    end = body.find("</h1>")
-    if end < 0:
-        return html + body
-    end += len("</h1>")
-    return body[:end] + html + body[end:]
+# -- The post page's parts ----------------------------------------------------------------------
 
 
-def post_page(app: Sphinx, pagename: str, context: dict, doctree) -> Post | None:
-    """The post a page being written shows, when it is a post's own page with a body."""
-    if doctree is None or "body" not in context or not has_catalog(app):
-        return None
-    return app.env.kb_catalog.by_docname(pagename)
+class post_part(nodes.General, nodes.Element):
+    """A part of a post's own page (its header, series box, cite block), added to the doctree
+    when the page is resolved for writing, with its HTML made from the catalog."""
 
 
-def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    post = post_page(app, pagename, context, doctree)
+def visit_post_part(translator, node: post_part) -> None:
+    # Not in fragments of the post written elsewhere (a feed's full text).
+    if not translator.document.get(FRAGMENT):
+        translator.body.append(node["html"])
+    raise nodes.SkipNode
+
+
+def skip_post_part(translator, node: post_part) -> None:
+    raise nodes.SkipNode
+
+
+@dataclass(frozen=True)
+class Part:
+    slot: str  # "under-title" (after the <h1>) or "end" (after the body)
+    order: int  # within the slot, lower first
+    render: Callable[[Sphinx, Post, str], str]  # (app, post, prefix to the root) -> HTML
+
+
+def add_post_part(app: Sphinx, slot: str, order: int, render) -> None:
+    """Contribute a part to every post's own page (see :class:`Part`)."""
+    parts = app.__dict__.setdefault("kb_post_parts", [])
+    parts.append(Part(slot, order, render))
+    parts.sort(key=lambda part: (part.slot, part.order))
+
+
+def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if is_fragment(doctree) or app.builder.format != "html" or not has_catalog(app):
+        return
+    post = get_catalog(app).by_docname(docname)
     if post is None:
         return
-    context["kb_post"] = post
-    context["body"] = insert_after_title(
-        context["body"], post_header_html(post, root_prefix(app, pagename))
-    )
+    prefix = root_prefix(app, docname)
+    parts = {"under-title": [], "end": []}
+    for part in app.kb_post_parts:
+        html = part.render(app, post, prefix)
+        if html:
+            parts[part.slot].append(post_part("", html=html, classes=["kb-post-part"]))
+    title = next(iter(doctree.findall(nodes.title)), None)
+    if title is not None and isinstance(title.parent, nodes.section):
+        title.parent.insert(title.parent.index(title) + 1, parts["under-title"])
+    else:
+        doctree.insert(0, parts["under-title"])
+    doctree.extend(parts["end"])
+
+
+def post_page(app: Sphinx, pagename: str, doctree) -> Post | None:
+    """The post a page being written shows, when it is a post's own page."""
+    if doctree is None or not has_catalog(app):
+        return None
+    return get_catalog(app).by_docname(pagename)
+
+
+def _header(app: Sphinx, post: Post, prefix: str) -> str:
+    return post_header_html(post, prefix)
 
 
 def setup_postpage(app: Sphinx) -> None:
-    app.connect("html-page-context", _html_page_context)
+    skip = (skip_post_part, None)
+    app.add_node(
+        post_part,
+        html=(visit_post_part, None),
+        **dict.fromkeys(("latex", "text", "man", "texinfo"), skip),
+    )
+    add_post_part(app, "under-title", 10, _header)
+    app.connect("doctree-resolved", _doctree_resolved)

@@ -22,7 +22,7 @@ from ..core.freshness import add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, Series
 from ..core.urls import root_prefix
 from .entries import entry_html, format_date, post_href
-from .postpage import insert_after_title
+from .postpage import add_post_part
 
 TEMPLATE = "kb/series.html"
 
@@ -121,21 +121,9 @@ def _series_signer(app: Sphinx, docname: str) -> str:
     return one.signature() if one is not None else ""
 
 
-# Before kb.postpage (500): both insert right after the <h1>, so the header inserted later
-# lands between the title and this box.
-HTML_PAGE_CONTEXT_PRIORITY = 450
-
-
-def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if doctree is None or "body" not in context:
-        return
-    catalog = get_catalog(app)
-    one = catalog.series_of(pagename)
-    if one is None:
-        return
-    post = catalog.by_docname(pagename)
-    box = series_box_html(one, post, root_prefix(app, pagename))
-    context["body"] = insert_after_title(context["body"], box)
+def _series_box(app: Sphinx, post: Post, prefix: str) -> str:
+    one = get_catalog(app).series_of(post.docname)
+    return series_box_html(one, post, prefix) if one is not None else ""
 
 
 def _page(app: Sphinx, docname: str, title: str, body: str, signature: str):
@@ -160,6 +148,6 @@ def _html_collect_pages(app: Sphinx):
 
 
 def setup_series(app: Sphinx) -> None:
-    app.connect("html-page-context", _html_page_context, priority=HTML_PAGE_CONTEXT_PRIORITY)
+    add_post_part(app, "under-title", 20, _series_box)  # under the post's header
     app.connect("html-collect-pages", _html_collect_pages)
     add_signer(app, _series_signer)

@@ -100,9 +100,10 @@ def search_metadata_html(title: str, post: Post | None) -> str:
     return f'<div class="kb-search-meta" hidden>{"".join(parts)}</div>'
 
 
-def mark_searchable(body: str, title: str, post: Post | None) -> str:
-    """Wrap a page's body as Pagefind's content; its metadata sits outside the wrapper."""
-    return f"{search_metadata_html(title, post)}<div data-pagefind-body>{body}</div>"
+def searchable_html(body: str, metadata_html: str) -> str:
+    """A page's body as Pagefind's content, its metadata outside the wrapper: what the page
+    template (``page.html``) writes around the body of a searchable page."""
+    return f"{metadata_html}<div data-pagefind-body>{body}</div>"
 
 
 def is_searchable_doc(app: Sphinx, docname: str) -> bool:
@@ -147,8 +148,9 @@ def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) ->
         return
     post = get_catalog(app).by_docname(pagename)
     title = post.title if post is not None else plain_title(context.get("title", ""))
-    context["body"] = mark_searchable(context["body"], title, post)
-    context["kb_searchable"] = True  # its record is written once every handler is done
+    # The template wraps the body (kb's page.html); its record is written once every handler
+    # is done.
+    context["kb_search_meta"] = Markup(search_metadata_html(title, post))
 
 
 # -- The search page --------------------------------------------------------------------------
@@ -203,13 +205,16 @@ def _write_search_record(app: Sphinx, pagename, templatename, context, doctree) 
     unchanged keeps its record from the build that wrote it. Runs late, after every other
     handler has finished the body.
     """
-    if not context.get("kb_searchable"):
+    if not context.get("kb_search_meta"):
         return
     # A new file, not the old one rewritten: a Pagefind run still reading the previous
     # record through its staging link (kb serve's background indexing) keeps a whole file.
     write_atomically(
         records_root(app) / site_path(app, pagename),
-        record_html(context["body"], app.config.language or "en"),
+        record_html(
+            searchable_html(context["body"], context["kb_search_meta"]),
+            app.config.language or "en",
+        ),
     )
 
 
