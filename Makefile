@@ -14,7 +14,7 @@ VNU_JAR := $(VNU_DIR)/node_modules/vnu-jar/build/dist/vnu.jar
 .PHONY: html test serve lint clean browser vnu bench bench-search
 
 html: $(VENV)/.site-installed
-	$(BIN)/sphinx-build $(SPHINXOPTS) -b html . $(BUILDDIR)/html
+	$(BIN)/sphinx-build $(SPHINXOPTS) -b html -d $(BUILDDIR)/doctrees . $(BUILDDIR)/html
 
 test: $(VENV)/.test-installed browser vnu lint
 	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_ARGS)

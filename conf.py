@@ -179,4 +179,4 @@ kb_og_image_alt = f"{project}: research notes on fast GPU kernels"
 # sitemap.xml (src/kb/meta/sitemap.py) lists every page with absolute URLs from html_baseurl,
 # each post dated by its last update; drafts and redirect pages never. Pages nobody should
 # land on, as patterns over their paths:
-kb_sitemap_excludes = ["404.html", "search.html", "genindex.html", "blog/drafts.html"]
+kb_sitemap_excludes = ["404.html", "search.html", "genindex.html"]

@@ -152,3 +152,37 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     assert (outdir / "blog" / "tag" / "fp8.html").is_file()
     home = soup(outdir / "index.html")
     assert home.select(".kb-entry-title")[0].get_text(strip=True) == "Post 28"
+
+    # 4. A tag used once, then taken away with its post, and an old post deleted: their pages
+    # go too, as a clean build never writes them.
+    write_post(site, "posts/post-29.md", "Post 29", "2025-11-21", tags=["tma"], author="alan")
+    build(site, builddir)
+    assert (outdir / "blog" / "tag" / "tma.html").is_file()
+    (site / "posts" / "post-29.md").unlink()
+    (site / "posts" / "post-05.md").unlink()
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-4"))
+    assert not (outdir / "blog" / "tag" / "tma.html").exists()
+    assert not (outdir / "posts" / "post-29.html").exists()
+    assert not (outdir / "posts" / "post-05.html").exists()
+
+
+def test_a_page_cut_short_or_emptied_is_written_again(site: Path, tmp_path: Path) -> None:
+    """A build stopped half-way (or a disk that filled up) must not leave a broken page that
+    later builds keep because its source did not change."""
+    builddir = site / "_build"
+    outdir = build(site, builddir)
+    post, archive = outdir / "posts" / "post-14.html", outdir / "blog" / "tag" / "gemm.html"
+    post.write_bytes(post.read_bytes()[:2000])
+    archive.write_bytes(b"")
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean"))
+    assert post.read_text(encoding="utf-8").rstrip().endswith("</html>")
+    assert soup(archive).select(".kb-entry")
+
+
+def test_pages_are_written_whole_under_another_name_then_renamed(site: Path) -> None:
+    outdir = build(site, site / "_build")
+    inode = (outdir / "posts" / "post-14.html").stat().st_ino
+    retitle(site / "posts" / "post-14.md", "Post 14, renamed")
+    build(site, site / "_build")
+    assert (outdir / "posts" / "post-14.html").stat().st_ino != inode  # a new file, renamed
+    assert not list(outdir.rglob("*.partial"))

@@ -13,7 +13,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from . import benchmark, config, feeds, markup, meta, pages, search
-from .core import ablog, catalog, freshness, validation
+from .core import ablog, catalog, drafts, freshness, output, validation
 
 __version__ = "0.1.0"
 
@@ -37,6 +37,8 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _config_inited)
     config.setup_config(app)
     # The ground floor: posts become the catalog.
+    output.setup_output(app)
+    drafts.setup_drafts(app)
     ablog.setup_ablog_adapter(app)
     validation.setup_validation(app)
     catalog.setup_catalog(app)
@@ -51,6 +53,7 @@ def setup(app: Sphinx) -> dict:
     pages.setup_series(app)
     pages.setup_citation(app)
     pages.setup_listings(app)
+    pages.setup_redirects(app)
     pages.setup_sidebars(app)
     feeds.setup_feeds(app)
     meta.setup_previews(app)

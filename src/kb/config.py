@@ -45,12 +45,15 @@ class KbConfig:
     search_readthedocs: bool = False
     #: Index in a background process after the build returns (``kb serve`` sets it).
     search_defer: bool = False
+    #: Read and show posts dated after today (``kb serve --drafts``); off, a build skips them.
+    drafts: bool = False
     #: Pages left out of sitemap.xml: shell patterns over page paths (``blog/drafts/*``).
     sitemap_excludes: tuple[str, ...] = ("404.html", "search.html", "genindex.html")
 
 
 REBUILD = {
     "categories": "env",
+    "drafts": "env",
     "page_size": "html",
     "home_posts": "html",
     # Only when the index is written, not what any page holds: switching it (kb serve does)
@@ -132,6 +135,7 @@ def read_config(sphinx_config) -> KbConfig:
         "search": bool(sphinx_config.kb_search),
         "search_readthedocs": bool(sphinx_config.kb_search_readthedocs),
         "search_defer": bool(sphinx_config.kb_search_defer),
+        "drafts": bool(sphinx_config.kb_drafts),
         "sitemap_excludes": tuple(str(p) for p in sphinx_config.kb_sitemap_excludes),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")

@@ -172,21 +172,35 @@ def _shown(path: Path) -> str:
 IGNORED = ("_build", ".venv", ".git", ".pytest_cache", ".ruff_cache", "node_modules", "tests")
 
 
-def serve_command(site: Site, port: int) -> list[str]:
+def build_folders(root: Path, drafts: bool = False) -> tuple[Path, Path]:
+    """The output and doctree folders of a build of the site at ``root``.
+
+    ``make html`` and ``kb serve`` share ``_build/html`` and ``_build/doctrees``: one state per
+    output folder, so any sequence of the two leaves what a clean build leaves. A preview with
+    drafts is another site (other pages exist), so it has folders of its own.
+    """
+    base = root / "_build" / ("drafts" if drafts else "")
+    return base / "html", base / "doctrees"
+
+
+def serve_command(site: Site, port: int, drafts: bool = False) -> list[str]:
     root = site.root
+    outdir, doctrees = build_folders(root, drafts)
     ignores = [arg for name in IGNORED for arg in ("--ignore", str(root / name))]
+    options = ["-D", "kb_drafts=1"] if drafts else []
     return [
         sys.executable,
         "-m",
         "sphinx_autobuild",
         str(root),
-        str(root / "_build" / "html"),
+        str(outdir),
         "-d",
-        str(root / "_build" / "doctrees"),
+        str(doctrees),
         "-n",
         # The edited page first; the search index follows a few seconds later.
         "-D",
         "kb_search_defer=1",
+        *options,
         "--host",
         "127.0.0.1",
         "--port",
@@ -196,7 +210,7 @@ def serve_command(site: Site, port: int) -> list[str]:
 
 
 def cmd_serve(args: argparse.Namespace, site: Site) -> int:
-    command = serve_command(site, args.port)
+    command = serve_command(site, args.port, args.drafts)
     print(f"Serving {site.root} at http://127.0.0.1:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
     sys.stdout.flush()
     os.execv(command[0], command)  # sphinx-autobuild takes over this process and its signals
@@ -227,6 +241,11 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="a future date is an error too")
     serve = commands.add_parser("serve", parents=[common], help="live preview on 127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--drafts",
+        action="store_true",
+        help="also show posts dated after today (built into _build/drafts/)",
+    )
     return main_parser
 
 

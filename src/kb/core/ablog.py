@@ -9,13 +9,19 @@ strings, lists and naive datetimes, never an ablog object. What ablog gets wrong
 * its class-level ``Blog`` state would leak from one build to the next in one process
   (tests, a long-lived preview worker): every build starts with a fresh one;
 * it keeps a deep copy of each post's whole doctree in the environment, which only its
-  full-text Atom feed reads (ours replace it): the copy is dropped after reading.
+  full-text Atom feed reads (ours replace it): the copy is dropped after reading;
+* it writes page 1 of every archive, its catalog pages, a drafts page and redirect pages on
+  every build, whether they changed or not, and its Atom feeds: kb writes all of those from
+  the catalog (:mod:`kb.pages.listings`, :mod:`kb.pages.redirects`, :mod:`kb.feeds`), only
+  when they change and never for drafts, so ablog's two ``html-collect-pages`` handlers are
+  disconnected (through Sphinx's public ``app.disconnect``).
 """
 
 from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 
 from .compat import detach
 
@@ -49,16 +55,6 @@ def post_record(env, docname: str) -> dict | None:
     }
 
 
-def redirect_pages(env) -> set[str]:
-    """Docnames of the redirect pages ablog writes for renamed posts."""
-    return {
-        str(name)
-        for infos in getattr(env, "ablog_posts", {}).values()
-        for info in infos
-        for name in info.get("redirect") or ()
-    }
-
-
 # -- Events --------------------------------------------------------------------------------------
 
 
@@ -87,7 +83,32 @@ def _slim_posts(app: Sphinx, doctree: nodes.document) -> None:
             detach(paragraph)
 
 
+#: ablog's page and feed writers, which kb replaces.
+REPLACED_HANDLERS = ("generate_archive_pages", "generate_atom_feeds")
+
+
+def _disconnect_ablog_writers(app: Sphinx) -> None:
+    """Unregister ablog's ``html-collect-pages`` handlers; fail loudly if they moved, rather
+    than let both write the same pages."""
+    from ablog import post
+
+    handlers = {getattr(post, name) for name in REPLACED_HANDLERS}
+    found = [
+        listener
+        for listener in app.events.listeners.get("html-collect-pages", ())
+        if listener.handler in handlers
+    ]
+    if len(found) != len(handlers):
+        raise ExtensionError(
+            "kb could not find ablog's archive and feed writers (ablog.post."
+            f"{' and '.join(REPLACED_HANDLERS)}); this ablog version is not supported by kb"
+        )
+    for listener in found:
+        app.disconnect(listener.id)
+
+
 def setup_ablog_adapter(app: Sphinx) -> None:
     app.connect("config-inited", _fresh_blog_state)
+    app.connect("builder-inited", _disconnect_ablog_writers)
     # After ablog's own doctree-read handler (priority 500) has stored the post.
     app.connect("doctree-read", _slim_posts, priority=550)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -23,6 +23,7 @@ from ..checks.frontmatter import PostFacts
 from ..checks.slugs import join, slugify
 from . import ablog
 from .compat import detach
+from .drafts import publish_cutoff
 from .fragments import render_excerpt
 from .posts import KINDS, Catalog, Collection, Label, Post, Series, reading_order
 
@@ -106,12 +107,6 @@ def as_utc(value: datetime | date) -> datetime:
     return value.astimezone(UTC)
 
 
-def publish_cutoff() -> datetime:
-    """ablog's rule: a post dated before tomorrow (UTC, the process is pinned to UTC) is out."""
-    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return today + timedelta(days=1)
-
-
 class _Labels:
     """Labels and their collections, one object per name."""
 
@@ -173,6 +168,7 @@ def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
             series=raw["series"],
             part=raw["part"],
             image=raw["image"],
+            redirects=tuple(raw["redirects"]),
             published=when < cutoff,
         )
         (published if post.published else drafts).append(post)

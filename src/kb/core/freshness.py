@@ -102,7 +102,8 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     # A changed configuration or extension set makes Sphinx start a fresh environment; our
     # record of what the last build wrote no longer vouches for anything.
     fresh_env = env.config_status != CONFIG_OK
-    app.kb_state_old = {"docs": {}, "pages": {}} if fresh_env else _load_state(app)
+    app.kb_state_previous = _load_state(app)  # what is on disk, for removing what is gone
+    app.kb_state_old = {"docs": {}, "pages": {}} if fresh_env else app.kb_state_previous
     docs = {}
     for docname in env.found_docs:
         extra = [signer(app, docname) for signer in app.kb_signers]
@@ -122,7 +123,11 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     old_docs = app.kb_state_old.get("docs", {})
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
     for docname in sorted(docs.keys() & old_docs.keys() - changed):
-        _refresh_regions(app, docname, output_path(app, docname))
+        path = output_path(app, docname)
+        if is_whole(path):
+            _refresh_regions(app, docname, path)
+        else:  # deleted, emptied or cut short since: Sphinx would not write it again
+            changed.add(docname)
     return sorted(changed)
 
 
@@ -171,20 +176,43 @@ def _is_current(app: Sphinx, section: str, key: str, signature: str, paths) -> b
     # "pages" lists generated pages (the sitemap lists them too); "files", anything else.
     app.kb_state_new.setdefault(section, {})[key] = signature
     unchanged = app.kb_state_old.get(section, {}).get(key) == signature
-    return unchanged and all(_is_whole(path) for path in paths)
+    return unchanged and all(is_whole(path) for path in paths)
 
 
-def _is_whole(path: Path) -> bool:
-    """A file an earlier build finished writing: present and not empty."""
+def is_whole(path: Path) -> bool:
+    """A file an earlier build finished writing: present, not empty, and for a page, ending
+    with its ``</html>``."""
     try:
-        return path.stat().st_size > 0
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            if size == 0:
+                return False
+            if path.suffix != ".html":
+                return True
+            handle.seek(max(0, size - 64))
+            return handle.read().rstrip().endswith(b"</html>")
     except OSError:
         return False
+
+
+def _remove_gone(app: Sphinx) -> None:
+    """Delete the pages of documents and generated pages that this build no longer has (a
+    post deleted or renamed, a tag no longer used): an incremental build then leaves the same
+    files as a clean one. Only pages kb recorded, only inside the output folder."""
+    previous, current = app.kb_state_previous, app.kb_state_new
+    gone = set(previous.get("docs", {})) | set(previous.get("pages", {}))
+    gone -= set(current.get("docs", {})) | set(current.get("pages", {}))
+    outdir = Path(app.outdir).resolve()
+    for name in sorted(gone):
+        path = output_path(app, name).resolve()
+        if path.suffix == ".html" and outdir in path.parents and path.is_file():
+            path.unlink()
 
 
 def _build_finished(app: Sphinx, exception) -> None:
     # Only a successful build vouches for what is on disk.
     if exception is None and getattr(app, "kb_state_new", None) is not None:
+        _remove_gone(app)
         write_atomically(_state_path(app), json.dumps(app.kb_state_new, sort_keys=True))
 
 

@@ -58,6 +58,7 @@ class Post:
     series: str = ""
     part: str = ""
     image: str = ""
+    redirects: tuple[str, ...] = ()  # old addresses (docnames) that redirect here
     published: bool = True
 
     @property

@@ -178,13 +178,14 @@ def page_description(doctree) -> str:
     return ""
 
 
-def _is_excluded_page(app: Sphinx, pagename: str, templatename: str) -> bool:
+def _is_excluded_page(app: Sphinx, pagename: str, templatename: str, context: dict) -> bool:
+    # Pages nobody should share: the 404 page, and those that say so (a redirect's old address).
     notfound = getattr(app.config, "notfound_pagename", None)
-    return pagename == notfound or templatename in ("ablog/redirect.html", "search.html")
+    return pagename == notfound or templatename == "search.html" or context.get("kb_no_preview")
 
 
 def _social_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if app.builder.format != "html" or _is_excluded_page(app, pagename, templatename):
+    if app.builder.format != "html" or _is_excluded_page(app, pagename, templatename, context):
         return
     post = get_catalog(app).by_docname(pagename) if has_catalog(app) else None
     if post is not None:
@@ -210,12 +211,6 @@ def _drop_docutils_viewport(app: Sphinx, pagename, templatename, context, doctre
         context["metatags"] = DOCUTILS_VIEWPORT.sub("", context["metatags"])
 
 
-def _redirect_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    """A renamed post's old page names the new one as canonical, absolutely."""
-    if templatename == "ablog/redirect.html" and site_url(app):
-        context["pageurl"] = urljoin(site_url(app), app.builder.get_target_uri(context["redirect"]))
-
-
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     check_images(app, catalog)
 
@@ -229,6 +224,5 @@ def setup_previews(app: Sphinx) -> None:
     app.connect("kb-catalog-built", _catalog_built)
     # After kb.listings (500) has set the title of an archive page.
     app.connect("html-page-context", _social_page_context, priority=600)
-    app.connect("html-page-context", _redirect_page_context)
     app.connect("html-page-context", _drop_docutils_viewport)
     app.connect("build-finished", _build_finished)

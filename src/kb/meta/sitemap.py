@@ -18,7 +18,6 @@ from xml.sax.saxutils import escape
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..core import ablog
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_if_changed
 from ..core.freshness import written_pages
@@ -35,7 +34,7 @@ def sitemap_entries(app: Sphinx) -> list[tuple[str, str | None]]:
     catalog = get_catalog(app)
     pages = set(app.env.found_docs) | written_pages(app) | app.kb_sitemap_seen
     leave_out = {post.docname for post in catalog.drafts}
-    leave_out |= ablog.redirect_pages(app.env)
+    leave_out |= {old for post in catalog.posts for old in post.redirects}
     leave_out.add(getattr(app.config, "notfound_pagename", "404"))
     updated = {post.docname: post.updated.date().isoformat() for post in catalog.posts}
     link = app.builder.get_target_uri

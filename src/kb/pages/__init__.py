@@ -1,5 +1,6 @@
 """The pages a reader browses: archives, the home page's latest posts, the sidebar, series
-pages and the parts of a post's own page (header, series box, cite block).
+pages, redirects of renamed posts and the parts of a post's own page (header, series box,
+cite block).
 
 Each reads the catalog; :mod:`.entries` is the one layout of a listed post they share.
 """
@@ -7,7 +8,15 @@ Each reads the catalog; :mod:`.entries` is the one layout of a listed post they 
 from .citation import setup_citation
 from .listings import setup_listings
 from .postpage import setup_postpage
+from .redirects import setup_redirects
 from .series import setup_series
 from .sidebars import setup_sidebars
 
-__all__ = ["setup_citation", "setup_listings", "setup_postpage", "setup_series", "setup_sidebars"]
+__all__ = [
+    "setup_citation",
+    "setup_listings",
+    "setup_postpage",
+    "setup_redirects",
+    "setup_series",
+    "setup_sidebars",
+]

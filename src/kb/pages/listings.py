@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from ..core.catalog import get_catalog
+from ..core.catalog import get_catalog, has_catalog
 from ..core.freshness import add_signer, page_signature, should_write
-from ..core.posts import KINDS, Catalog, Post, digest
+from ..core.posts import Catalog, Post, digest
 from ..core.urls import root_prefix
 from .entries import entries_html
 
@@ -64,7 +63,8 @@ def listing_signature(app: Sphinx, page: ListingPage) -> str:
 def all_listing_pages(catalog: Catalog, size: int) -> dict[str, ListingPage]:
     """Every page of every listing, keyed by docname."""
     listings = [(catalog.blog_path, "All posts", catalog.posts)]
-    listings.append((f"{catalog.blog_path}/drafts", "Drafts", catalog.drafts))
+    if catalog.drafts:  # only read in a preview with kb_drafts
+        listings.append((f"{catalog.blog_path}/drafts", "Drafts", catalog.drafts))
     for collections in catalog.collections.values():
         for collection in collections:
             listings.append((collection.docname, collection.title, collection.posts))
@@ -112,64 +112,37 @@ def catalog_html(catalog: Catalog, kind: str, prefix: str) -> str:
 
 # -- Sphinx events ---------------------------------------------------------------------------
 
-
-def _catalog_kind(app: Sphinx, pagename: str) -> str | None:
-    catalog = get_catalog(app)
-    for kind in KINDS:
-        if catalog.catalog_docname(kind) == pagename:
-            return kind
-    return None
+ARCHIVE_TEMPLATE = "kb/archive.html"
+CATALOG_TEMPLATE = "kb/catalog.html"
+CATALOG_TITLES = {"category": "All categories", "tag": "All tags", "author": "All authors"}
 
 
-def _html_page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree):
-    if templatename not in ("ablog/collection.html", "ablog/catalog.html"):
-        return
-    prefix = root_prefix(app, pagename)
-    if templatename == "ablog/catalog.html":
-        kind = _catalog_kind(app, pagename)
-        if kind is None:  # a catalog we do not list (ablog's locations, languages)
-            context["kb_title"] = context.get("title", "")
-            context["kb_body"] = ""
-            return
-        title = {"year": "All years", "category": "All categories"}.get(kind, f"All {kind}s")
-        context["title"] = context["kb_title"] = title
-        context["kb_body"] = catalog_html(get_catalog(app), kind, prefix)
-        signature = page_signature(app, title, context["kb_body"])
-        context["kb_unchanged"] = not should_write(app, pagename, signature)
-        return
-    page = app.env.kb_listing_pages.get(pagename)
-    if page is None:
-        context["kb_title"], context["kb_body"] = context.get("title", ""), ""
-        return
-    context["title"] = context["kb_title"] = page.title
-    context["kb_body"] = entries_html(list(page.posts), prefix) + pagination_html(page, prefix)
-    context["kb_unchanged"] = not should_write(app, pagename, listing_signature(app, page))
-
-
-def _reuse_unchanged_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctree):
-    """Write last build's file back for an archive page ablog yields although nothing changed.
-
-    ablog yields page 1 of every archive and its catalog pages on every build; rendering them
-    through furo's templates was a third of a no-change rebuild at 1000 posts. Connected
-    last, so every other handler has seen the page (the sitemap, for one, lists it).
-    """
-    if not context.get("kb_unchanged"):
-        return None
-    path = Path(app.outdir) / app.builder.get_target_uri(pagename)
-    try:
-        context["kb_verbatim"] = path.read_text(encoding="utf-8")
-    except OSError:
-        return None
-    return "kb/verbatim.html"
+def _page(title: str, body: str) -> dict:
+    return {"title": title, "kb_title": title, "kb_body": body}
 
 
 def _html_collect_pages(app: Sphinx):
-    """Pages 2…n of each listing (ablog yields page 1)."""
-    if app.builder.format != "html":
+    """Every page of every listing and the catalog pages, when they changed.
+
+    ablog wrote page 1 of each archive and its catalog pages on every build, changed or not:
+    rendering them through furo's templates was a third of a no-change rebuild at 1000 posts
+    (kb.core.ablog disconnects it)."""
+    if app.builder.format != "html" or not has_catalog(app):
         return
     for docname, page in sorted(app.env.kb_listing_pages.items()):
-        if page.number > 1 and should_write(app, docname, listing_signature(app, page)):
-            yield docname, {"title": page.title}, "ablog/collection.html"
+        if should_write(app, docname, listing_signature(app, page)):
+            prefix = root_prefix(app, docname)
+            body = entries_html(list(page.posts), prefix) + pagination_html(page, prefix)
+            yield docname, _page(page.title, body), ARCHIVE_TEMPLATE
+    catalog = get_catalog(app)
+    for kind, collections in catalog.collections.items():
+        if not collections:
+            continue
+        docname = catalog.catalog_docname(kind)
+        title = CATALOG_TITLES.get(kind, "All years")
+        body = catalog_html(catalog, kind, root_prefix(app, docname))
+        if should_write(app, docname, page_signature(app, title, body)):
+            yield docname, _page(title, body), CATALOG_TEMPLATE
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
@@ -229,6 +202,4 @@ def setup_listings(app: Sphinx) -> None:
     app.add_node(latest_posts, html=(visit_latest_posts, None))
     app.add_directive("latest-posts", LatestPostsDirective)
     app.connect("kb-catalog-built", _catalog_built)
-    app.connect("html-page-context", _html_page_context)
-    app.connect("html-page-context", _reuse_unchanged_page, priority=990)
     app.connect("html-collect-pages", _html_collect_pages)

@@ -20,7 +20,7 @@ post_date_format = "%Y-%m-%d"
 kb_og_image = "_static/card.png"
 kb_og_image_alt = "The test site's card"
 
-kb_sitemap_excludes = ["404.html", "search.html", "genindex.html", "blog/drafts.html", "blog/drafts/*"]
+kb_sitemap_excludes = ["404.html", "search.html", "genindex.html"]
 
 notfound_urls_prefix = "/"
 notfound_context = {

@@ -1,0 +1,120 @@
+"""One build at a time per output folder, and pages written whole.
+
+* **A lock.** Two builds writing one output folder (``make html`` while ``kb serve`` rebuilds)
+  interleave their files and their records of what they wrote; one left an empty tag page that
+  later builds kept. Each build takes an exclusive lock on its output and doctree folders (an
+  advisory ``flock`` on the folders themselves: no lock file lands in the site) as soon as its
+  configuration is read, before the environment is loaded; a second build says that it waits,
+  then waits. The lock goes with the process, so a crashed build never leaves one behind.
+* **Whole pages.** Sphinx writes each page straight into its file; a build stopped half-way
+  leaves half a page. kb's HTML builders are Sphinx's own with one change, registered through
+  ``app.add_builder(..., override=True)``: each page is written next to its file and renamed
+  over it, so a reader (or the next build) sees the old page or the new one, never a part.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.builders.dirhtml import DirectoryHTMLBuilder
+from sphinx.builders.html import StandaloneHTMLBuilder
+from sphinx.util import logging
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; builds are not serialised there
+    fcntl = None
+
+logger = logging.getLogger(__name__)
+
+
+# -- The lock ------------------------------------------------------------------------------------
+
+#: Folders this process holds, and how. One process runs one build at a time: a build that
+#: ended without ``build-finished`` (an error while Sphinx started) must not leave the next
+#: build in the same process (a test run, a preview server) waiting for itself.
+_HELD: dict[Path, int] = {}
+
+
+def lock_folders(folders: list[Path]) -> list[Path]:
+    """Hold an exclusive lock on each folder, waiting (and saying so) while another process
+    has it."""
+    held = []
+    for folder in sorted({Path(f).resolve() for f in folders}):
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder in _HELD:
+            os.close(_HELD.pop(folder))
+        descriptor = _HELD[folder] = os.open(folder, os.O_RDONLY)
+        held.append(folder)
+        if fcntl is None:
+            continue
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            logger.info(
+                "kb: another build is writing %s; waiting for it to finish", folder, color="yellow"
+            )
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            logger.info("kb: the other build has finished; going on")
+    return held
+
+
+def release(held: list[Path]) -> None:
+    for folder in held:
+        descriptor = _HELD.pop(folder, None)
+        if descriptor is not None:
+            os.close(descriptor)  # closing the descriptor releases its flock
+    held.clear()
+
+
+def _config_inited(app: Sphinx, config) -> None:
+    app.kb_locks = lock_folders([app.outdir, app.doctreedir])
+
+
+def _build_finished(app: Sphinx, exception) -> None:
+    release(getattr(app, "kb_locks", []))
+
+
+# -- Whole pages ---------------------------------------------------------------------------------
+
+
+class _WholePages:
+    """Write each page under a temporary name, then rename it over the page."""
+
+    def handle_page(
+        self, pagename, addctx, templatename="page.html", *, outfilename=None, event_arg=None
+    ) -> None:
+        final = Path(outfilename or _output_path(self, pagename))
+        partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
+        try:
+            super().handle_page(
+                pagename, addctx, templatename, outfilename=partial, event_arg=event_arg
+            )
+            if partial.exists():  # not when rendering failed with a warning
+                os.replace(partial, final)
+        finally:
+            partial.unlink(missing_ok=True)
+
+
+def _output_path(builder, pagename: str) -> Path:
+    # Sphinx 9 names it get_output_path; 8.2 only has get_outfilename.
+    finder = getattr(builder, "get_output_path", None) or builder.get_outfilename
+    return Path(finder(pagename))
+
+
+class WholePageHTMLBuilder(_WholePages, StandaloneHTMLBuilder):
+    pass
+
+
+class WholePageDirectoryHTMLBuilder(_WholePages, DirectoryHTMLBuilder):
+    pass
+
+
+def setup_output(app: Sphinx) -> None:
+    app.add_builder(WholePageHTMLBuilder, override=True)
+    app.add_builder(WholePageDirectoryHTMLBuilder, override=True)
+    # First of all handlers, before the environment is loaded; released last.
+    app.connect("config-inited", _config_inited, priority=1)
+    app.connect("build-finished", _build_finished, priority=999)

@@ -1,0 +1,188 @@
+"""One state per output folder: drafts stay off the site, builds take turns, and `kb serve`
+and `make html` share their state, so any sequence of the two leaves a clean build's files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import feedparser
+import pytest
+from helpers import soup, warning_lines, write_post
+from lxml import etree
+from sitebuild import build, copy_root
+
+from kb.cli.main import build_folders
+from kb.core import drafts
+from kb.core.output import lock_folders, release
+
+SRC = Path(__file__).parent.parent / "src"
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+
+
+# -- Drafts ------------------------------------------------------------------------------------
+
+
+def _search_site(tmp_path: Path) -> Path:
+    """The search root: its `posts/unpublished.md` is dated 2999, tagged `drafts` alone."""
+    return copy_root("search", tmp_path / "site")
+
+
+def test_a_draft_is_not_on_the_site_at_all(make_app, tmp_path):
+    app = build(make_app, _search_site(tmp_path))
+    assert app.warning.getvalue() == ""
+    out = Path(app.outdir)
+    assert "unpublished" not in app.env.found_docs  # not even read
+    assert not (out / "posts/unpublished.html").exists()
+    assert not (out / "blog/drafts.html").exists()
+    assert not (out / "blog/tag/drafts.html").exists()  # a tag only the draft uses
+    assert "drafts" not in soup(out / "blog/tag.html").get_text()
+    feed = feedparser.parse((out / "feeds/atom.xml").read_bytes())
+    assert feed.entries and all("unpublished" not in e.link for e in feed.entries)
+    sitemap = etree.parse(str(out / "sitemap.xml")).getroot()
+    assert not [loc for loc in sitemap.itertext() if "unpublished" in loc or "drafts" in loc]
+    records = Path(app.doctreedir) / "kb-search-records"
+    assert not list(records.rglob("unpublished*"))
+    assert "Unpublished" not in soup(out / "index.html").get_text()
+
+
+def test_kb_drafts_previews_them(make_app, tmp_path):
+    app = build(make_app, _search_site(tmp_path), confoverrides={"kb_drafts": True})
+    out = Path(app.outdir)
+    assert (out / "posts/unpublished.html").is_file()
+    assert (out / "blog/drafts.html").is_file()
+    assert "unpublished" in soup(out / "blog/drafts.html").select_one(".kb-entry a")["href"]
+
+
+def test_a_link_from_a_published_post_to_a_draft_fails_the_build_at_the_link(make_app, tmp_path):
+    site = _search_site(tmp_path)
+    post = write_post(
+        site, "posts/linker.md", "Linker", "2025-06-01", author="ada",
+        body="See [the next part](unpublished.md) soon.",
+    )  # fmt: skip
+    app = build(make_app, site)
+    (warning,) = [line for line in warning_lines(app.warning) if "WARNING" in line]
+    assert warning.startswith(f"{post}:11: WARNING: Unknown source document 'posts/unpublished'")
+
+
+def test_today_comes_from_source_date_epoch_when_it_is_set(monkeypatch, tmp_path):
+    post = write_post(tmp_path, "posts/p.md", "P", "2026-01-02")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(time.mktime((2026, 1, 1, 12, 0, 0, 0, 0, 0)))))
+    assert drafts.today().isoformat() == "2026-01-01"
+    assert drafts.draft_sources(str(tmp_path), "posts/*.md") == ["posts/p.md"]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(time.mktime((2026, 1, 2, 12, 0, 0, 0, 0, 0)))))
+    assert drafts.draft_sources(str(tmp_path), "posts/*.md") == []
+    post.write_text(post.read_text().replace("date: 2026-01-02", "date: 2026-02-30"))
+    assert drafts.post_day(post) is None  # not a real day: the checks report it
+
+
+# -- Builds take turns ---------------------------------------------------------------------------
+
+
+def sphinx_build(site: Path, *options: str, wait: bool = True):
+    outdir, doctrees = build_folders(site)
+    command = [sys.executable, "-m", "sphinx", "-b", "html", *options, "-d", str(doctrees)]
+    command += [str(site), str(outdir)]
+    process = subprocess.Popen(
+        command, cwd=site, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    if wait:
+        output, _ = process.communicate(timeout=300)
+        assert process.returncode == 0, output
+        return output
+    return process
+
+
+def test_a_second_build_waits_for_the_first_and_says_so(tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    outdir, doctrees = build_folders(site)
+    held = lock_folders([outdir, doctrees])  # a build in progress
+    try:
+        second = sphinx_build(site, wait=False)
+        deadline = time.monotonic() + 60
+        line = ""
+        while "waiting" not in line and time.monotonic() < deadline:
+            line = second.stdout.readline()
+        assert "another build is writing" in line
+        assert str(outdir.resolve()) in line or str(doctrees.resolve()) in line
+        time.sleep(1)
+        assert second.poll() is None  # still waiting
+    finally:
+        release(held)
+    output, _ = second.communicate(timeout=300)
+    assert second.returncode == 0, output
+    assert "the other build has finished" in output
+    assert (outdir / "index.html").is_file()
+
+
+# -- kb serve and make html ----------------------------------------------------------------------
+
+
+def site_files(outdir: Path) -> dict[str, bytes]:
+    """Every file a reader can fetch (search bundle included), by path."""
+    return {
+        path.relative_to(outdir).as_posix(): path.read_bytes()
+        for path in sorted(outdir.rglob("*"))
+        if path.is_file() and not path.relative_to(outdir).parts[0].startswith(".")
+    }
+
+
+def wait_for_background_index(site: Path) -> None:
+    outdir, doctrees = build_folders(site)
+    release(lock_folders([outdir, doctrees]))  # the worker holds them while it indexes
+
+
+def test_any_sequence_of_kb_serve_and_make_html_gives_a_clean_builds_files(tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    post = site / "posts/post-27.md"
+    original = post.read_text(encoding="utf-8")
+    serve = ["-n", "-D", "kb_search_defer=1"]  # what kb serve's rebuilds run
+    make = ["-nW", "--keep-going"]  # what make html runs
+    sphinx_build(site, *make)
+    post.write_text(original.replace("# Post 27", "# Post 27, retitled"), encoding="utf-8")
+    sphinx_build(site, *serve)
+    wait_for_background_index(site)
+    post.write_text(original, encoding="utf-8")
+    sphinx_build(site, *serve)
+    wait_for_background_index(site)
+    sphinx_build(site, *make)
+
+    clean = copy_root("listings", tmp_path / "clean")
+    sphinx_build(clean, *make)
+    got, expected = site_files(build_folders(site)[0]), site_files(build_folders(clean)[0])
+    assert sorted(got) == sorted(expected)
+    differ = [name for name in expected if got[name] != expected[name]]
+    assert differ == []
+    assert "retitled" not in json.dumps([s.decode("utf-8", "replace") for s in got.values()])
+
+
+def test_kb_serve_and_make_html_share_folders_and_drafts_get_their_own(tmp_path):
+    from kb.cli.main import serve_command
+    from kb.cli.site import open_site
+
+    site = copy_root("listings", tmp_path / "site")
+    shutil.copy(Path(__file__).parent.parent / "Makefile", site / "Makefile")
+    outdir, doctrees = build_folders(site)
+    command = serve_command(open_site(site), 8000)
+    assert command[command.index("sphinx_autobuild") + 1 : command.index("-d") + 2] == [
+        str(site.resolve()), str(outdir.resolve()), "-d", str(doctrees.resolve()),
+    ]  # fmt: skip
+    makefile = (site / "Makefile").read_text()
+    assert "-d $(BUILDDIR)/doctrees . $(BUILDDIR)/html" in makefile
+    preview = serve_command(open_site(site), 8000, drafts=True)
+    assert "kb_drafts=1" in preview and str(site.resolve() / "_build/drafts/html") in preview
+
+
+@pytest.mark.parametrize("kind", ["outdir", "doctrees"])
+def test_a_build_in_the_same_process_never_waits_for_itself(make_app, tmp_path, kind):
+    # A build that failed before build-finished leaves its locks with the process.
+    site = copy_root("listings", tmp_path / "site")
+    outdir, doctrees = build_folders(site)
+    lock_folders([outdir if kind == "outdir" else doctrees])
+    app = build(make_app, site)
+    assert app.warning.getvalue() == ""
