@@ -19,6 +19,7 @@ from pathlib import Path
 
 import yaml
 
+from . import importer
 from .site import Site, SiteError, check_files, find_site, open_site
 from .sitechecks import post_slug
 
@@ -227,12 +228,15 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="a future date is an error too")
     serve = commands.add_parser("serve", parents=[common], help="live preview on 127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    importer.add_parser(commands, common)
     return main_parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    handler = {"new": cmd_new, "check": cmd_check, "serve": cmd_serve}[args.command]
+    handler = {"new": cmd_new, "check": cmd_check, "serve": cmd_serve, "import": importer.run}[
+        args.command
+    ]
     try:
         site = find_site(Path.cwd()) if args.root is None else open_site(args.root)
         return handler(args, site)
