@@ -144,6 +144,9 @@ class Import:
             except ItemError as error:
                 self.error(item, str(error))
                 continue
+            except (OSError, ValueError) as error:  # a name the file system refuses, ...
+                self.error(item, f"cannot import it ({error})")
+                continue
             posts.append(post)
         posts = self.render_and_check(posts)
         for post in posts:
@@ -163,8 +166,7 @@ class Import:
         if not slug:
             raise ItemError("its slug and title have no letters or digits to make a file name from")
         relpath = f"posts/{item.date.year}/{slug}.md"
-        path = self.site.root / relpath
-        if path.exists():
+        if (self.site.root / relpath).exists():
             raise ItemError(f"{relpath} already exists (and kb import never overwrites)")
         if relpath in taken:
             raise ItemError(
@@ -177,9 +179,14 @@ class Import:
         description = plain_text(item.excerpt) if item.excerpt.strip() else ""
         if external and not description:
             raise ItemError("a feed item with neither its text nor a summary")
-        redirect = "" if external else redirect_docname(old_path(item.link, self.source.site_url))
+        path = old_path(item.link, self.source.site_url)
+        redirect = "" if external else redirect_docname(path)
+        notes = []
         if redirect and self.site.exists(redirect):
+            notes.append(f"no redirect from {path}: the site has a page {redirect} already")
             redirect = ""
+        elif path and not external and not redirect:
+            notes.append(f"no redirect from {path}: not a path a file can have")
         day = item.date.date().isoformat()
         updated = item.modified.date().isoformat() if item.modified else ""
         fields = front_matter(
@@ -193,7 +200,9 @@ class Import:
             redirect,
             item.source_id,
         )
-        return Post(item, path, relpath, fields, item.title, body_html=item.content)
+        post = Post(item, self.site.root / relpath, relpath, fields, item.title, item.content)
+        post.fixed_notes = notes
+        return post
 
     def _tags(self, tags: list[str]) -> list[str]:
         """Tags as ablog keeps them, spelled as the site (or an earlier item) spells them."""
@@ -220,14 +229,21 @@ class Import:
                     links[key.removesuffix("/index")] = post.relpath
                 if post.item.post_id:
                     by_id[post.item.post_id] = post.relpath
+            failed = {}
             for post in posts:
-                self.renderer.render(post, links, by_id)
-            errors = check(self.site, posts, before)
+                try:
+                    self.renderer.render(post, links, by_id)
+                except Exception as error:  # noqa: BLE001 -- any HTML at all: report, never crash
+                    failed[post.relpath] = [f"its HTML cannot be converted ({error!r})"]
+            errors = failed or check(self.site, posts, before)
             if not errors:
                 return posts
             for post in posts:
                 for message in errors.get(post.relpath, [])[:1]:
-                    self.error(post.item, f"{post.relpath} would not pass kb check ({message})")
+                    if post.relpath in failed:
+                        self.error(post.item, message)
+                    else:
+                        self.error(post.item, f"{post.relpath} would not pass kb check ({message})")
             posts = [post for post in posts if post.relpath not in errors]
 
     def finish(self, post: Post) -> None:

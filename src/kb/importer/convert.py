@@ -54,7 +54,9 @@ class _Converter(MarkdownConverter):
         src = el.get("src") or ""
         if "latex.php" in src and el.get("alt"):  # Jetpack's rendered $latex ...$
             return f"${el['alt'].strip()}$"
-        el["src"] = self.image(src) if src else src
+        if not src.strip():
+            return ""
+        el["src"] = self.image(src)
         return super().convert_img(el, text, parent_tags)
 
     def convert_a(self, el, text, parent_tags):
@@ -156,6 +158,9 @@ def _tidy(soup: BeautifulSoup, notes: list[str]) -> None:
         element.decompose()
     previous = 1
     for heading in soup.find_all(re.compile(r"^h[1-6]$")):
+        if not heading.get_text(strip=True):
+            heading.decompose()  # an empty heading: MyST would make an empty section
+            continue
         level = min(
             int(heading.name[1]) + 1 if heading.name == "h1" else int(heading.name[1]), previous + 1
         )
@@ -205,8 +210,9 @@ def _lexes(language: str, code: str) -> bool:
 
 def _clean(markdown: str) -> str:
     """No trailing spaces, at most one blank line in a row (outside code), no % line starts
-    (a MyST comment) and no transition at either end."""
-    lines, fence, blank = [], "", False
+    (a MyST comment), and no transition where docutils refuses one (first or last in a
+    section, or two in a row)."""
+    lines, fence, blank, rules = [], "", False, []
     for line in markdown.split("\n"):
         opening = _FENCE_LINE.match(line)
         if fence:
@@ -223,7 +229,13 @@ def _clean(markdown: str) -> str:
             blank = True
             continue
         blank = False
+        if line == "---":
+            rules.append(len(lines))
         lines.append("\\" + line if line.startswith("%") else line)
+    for index in reversed(rules):
+        before = next((x for x in reversed(lines[:index]) if x), "")
+        after = next((x for x in lines[index + 1 :] if x), "")
+        if not before or not after or "#" in (before[:1], after[:1]) or "---" in (before, after):
+            del lines[index]
     text = "\n".join(lines).strip("\n")
-    text = re.sub(r"^(---\n+)+|(\n+---)+$", "", text)
-    return text.strip("\n") + "\n"
+    return re.sub(r"\n{3,}", "\n\n", text) + "\n"

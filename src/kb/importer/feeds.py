@@ -117,9 +117,11 @@ def _atom_text(element) -> str:
     if element is None:
         return ""
     if element.get("type") == "xhtml":
-        inner = next(iter(element), None)
-        parts = [etree.tostring(child, encoding="unicode", with_tail=True) for child in inner or ()]
-        return _drop_namespaces((inner.text or "") + "".join(parts)) if inner is not None else ""
+        inner = next(iter(element), None)  # the <div> around the markup
+        if inner is None:
+            return ""
+        parts = [etree.tostring(child, encoding="unicode", with_tail=True) for child in inner]
+        return _drop_namespaces((inner.text or "") + "".join(parts))
     text = "".join(element.itertext()).strip()
     return text if element.get("type") == "html" else html.escape(text, quote=False)
 

@@ -97,9 +97,14 @@ def not_published(item: Item) -> tuple[str, str]:
     return "", ""
 
 
-def slugify(text: str) -> str:
+def slugify(text: str, limit: int = 80) -> str:
+    """``a-z0-9-`` only, at most ``limit`` characters (cut at a hyphen when there is one)."""
     folded = unicodedata.normalize("NFKD", html.unescape(text)).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    if len(slug) > limit:
+        cut = slug[:limit]
+        slug = cut.rsplit("-", 1)[0] if "-" in cut[limit // 2 :] else cut
+    return slug.strip("-")
 
 
 def categories_and_tags(item: Item, names: Names) -> tuple[list[str], list[str]]:
@@ -168,8 +173,10 @@ def old_path(link: str, site_url: str) -> str:
 def redirect_docname(path: str) -> str:
     """ablog's ``redirect`` for an old path: ``/2025/01/14/x/`` -> ``2025/01/14/x/index``."""
     segments = [s for s in path.split("/") if s]
-    if not segments or any(s in (".", "..") or not _SAFE_SEGMENT.match(s) for s in segments):
-        return ""
+    if not segments or any(
+        s in (".", "..") or not _SAFE_SEGMENT.match(s) or len(s.encode()) > 200 for s in segments
+    ):
+        return ""  # not a name a file can have everywhere
     if path.endswith("/") or "." not in segments[-1]:
         segments.append("index")
     elif segments[-1].endswith((".html", ".htm", ".php")):

@@ -65,6 +65,8 @@ class Held:
 
     def keep_math(self, tex: str, display: bool) -> str:
         tex = html.unescape(re.sub(_BR, "\n", tex)).strip()
+        if not tex:
+            return ""  # an empty formula shows nothing, and MyST would warn about it
         self.math.append((tex, display))
         token = self.keep("")
         if display:

@@ -39,6 +39,7 @@ class Post:
     text: str = ""
     images: dict[str, Path] = field(default_factory=dict)  # file name in the folder -> source
     notes: list[str] = field(default_factory=list)
+    fixed_notes: list[str] = field(default_factory=list)  # from the item, not its HTML
 
     @property
     def folder(self) -> Path:
@@ -101,7 +102,7 @@ class Renderer:
     def render(self, post: Post, links: dict[str, str], by_id: dict[str, str]) -> None:
         from .convert import to_myst  # BeautifulSoup and markdownify: only when importing
 
-        post.images, post.notes = {}, []
+        post.images, post.notes = {}, list(post.fixed_notes)
         conversion = to_myst(
             post.body_html,
             raw=post.item.raw,
