@@ -635,3 +635,41 @@ def test_hostile_html_is_reported_never_a_crash(site, tmp_path):
     assert "image https://h.example.org/etc/passwd is not in" in shown  # ../ cannot leave uploads
     assert run_check(site)[:2] == (0, [])
     assert build(site)[1] == []
+
+
+def wxr_item(post_id: int, slug: str, content: str, excerpt: str = "") -> str:
+    return (
+        f"<item><title>Post {post_id}</title><link>https://w.example.org/blog/2025/03/"
+        f"0{post_id % 9}/{slug}/</link><dc:creator>priya</dc:creator><guid>https://w.example.org/blog/?p="
+        f"{post_id}</guid><content:encoded><![CDATA[{content}]]></content:encoded>"
+        f"<excerpt:encoded><![CDATA[{excerpt}]]></excerpt:encoded><wp:post_id>{post_id}"
+        f"</wp:post_id><wp:post_date_gmt>2025-03-0{post_id % 9} 12:00:00</wp:post_date_gmt>"
+        f"<wp:post_name>{slug}</wp:post_name><wp:status>publish</wp:status><wp:post_type>post"
+        '</wp:post_type><category domain="category" nicename="benchmarks">Benchmarks</category>'
+        "</item>"
+    )
+
+
+def test_wxr_links_by_id_a_blog_prefix_and_a_post_without_body(site, tmp_path):
+    path = tmp_path / "export.xml"
+    path.write_text(
+        '<?xml version="1.0"?>\n<rss version="2.0" xmlns:wp="http://wordpress.org/export/1.1/" '
+        'xmlns:excerpt="http://wordpress.org/export/1.1/excerpt/" '
+        'xmlns:content="http://purl.org/rss/1.0/modules/content/" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>'
+        "<wp:base_blog_url>https://w.example.org/blog</wp:base_blog_url>"
+        + wxr_item(1, "only-an-excerpt", "", "Numbers first, words later.")
+        + wxr_item(2, "linking", '<p>See <a href="https://w.example.org/blog/?p=1">this</a> and '
+                   '<a href="/blog/2025/03/01/only-an-excerpt/#table">its table</a>.</p>')
+        + "</channel></rss>\n"
+    )  # fmt: skip
+    assert kb(site, "import", str(path))[0] == 0
+    front, tokens = read_post(site / "posts/2025/only-an-excerpt.md")
+    assert "external_link" not in front  # a WordPress post is never an external post
+    assert front["redirect"] == "2025/03/01/only-an-excerpt/index"  # without the /blog prefix
+    assert front["description"] == "Numbers first, words later."
+    _, tokens = read_post(site / "posts/2025/linking.md")
+    assert [t.attrs["href"] for t in of_type(tokens, "link_open")] == [
+        "/posts/2025/only-an-excerpt.md",
+        "/posts/2025/only-an-excerpt.md",  # the old anchor may not exist in the new post
+    ]

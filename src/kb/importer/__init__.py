@@ -8,9 +8,11 @@ This package owns everything the import does, without Sphinx and without a build
   :mod:`.convert` turns the HTML into MyST Markdown (markdownify; why, in its docstring);
 - :mod:`.posts` decides what becomes a post and with which front matter, :mod:`.write`
   copies images, checks each text as ``kb check`` would and writes without overwriting;
-- :mod:`.command` is the command line (``add_parser``, ``run``) and the report.
+- :mod:`.arguments` is the command line (``add_parser``) and :mod:`.command` the run
+  (``run``) and its report.
 """
 
-from .command import add_parser, run
+from .arguments import add_parser
+from .command import run
 
 __all__ = ["add_parser", "run"]

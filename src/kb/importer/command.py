@@ -1,4 +1,4 @@
-"""``kb import FILE``: the command's arguments, the run from items to files, and its report.
+"""``kb import FILE``: the run from items to files, and its report.
 
 Every item gets one line, ``FILE:LINE: what happened``: written (or, with ``--dry-run``, would
 be written), already imported, not imported and why, or an error with what to do; notes
@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from .arguments import UsageError, names_from
 from .detect import read
 from .model import ImportFileError, Item, Source
 from .posts import (
@@ -22,45 +23,21 @@ from .posts import (
     authors,
     categories_and_tags,
     clean_tag,
+    front_matter,
     not_published,
     old_path,
     plain_text,
     redirect_docname,
     slugify,
 )
-from .write import Existing, Post, Renderer, baseline, check, front_matter, write
+from .write import Existing, Post, Renderer, baseline, check, write
 
 OK, PROBLEMS, USAGE = 0, 1, 2
 
 
-class UsageError(Exception):
-    pass
-
-
-def add_parser(subparsers, common: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    command = subparsers.add_parser(
-        "import", parents=[common], help="import a WordPress export (WXR), RSS or Atom feed"
-    )
-    command.add_argument("file", help="the export (Tools > Export) or the feed")
-    command.add_argument("--uploads", type=Path, help="a copy of wp-content/uploads")
-    command.add_argument("--dry-run", action="store_true", help="say what would be written")
-    command.add_argument(
-        "--map-category", action="append", default=[], metavar="OLD=NEW", help="repeat for each"
-    )
-    command.add_argument(
-        "--map-author", action="append", default=[], metavar="LOGIN=KEY", help="repeat for each"
-    )
-    command.add_argument(
-        "--rtd-redirects",
-        action="store_true",
-        help="write nothing; print the Read the Docs page redirects (old path, new page)",
-    )
-    return command
-
-
 def run(args: argparse.Namespace, site) -> int:
     try:
-        names = _names(args, site)
+        names = names_from(args, site)
         uploads = args.uploads
         if uploads is not None and not uploads.is_dir():
             raise UsageError(f"--uploads {uploads}: no such folder")
@@ -73,42 +50,6 @@ def run(args: argparse.Namespace, site) -> int:
         return USAGE
     names.author_names = source.author_names
     return Import(site, source, names, uploads, args).run()
-
-
-def _pairs(values: list[str], option: str) -> dict[str, str]:
-    pairs = {}
-    for value in values:
-        old, equals, new = value.partition("=")
-        if not equals or not old.strip() or not new.strip():
-            raise UsageError(
-                f"{option} {value!r}: write OLD=NEW, e.g. {option} 'GPU Kernels=Article'"
-            )
-        pairs[old.strip().casefold()] = new.strip()
-    return pairs
-
-
-def _names(args, site) -> Names:
-    categories, blog_authors = site.categories, dict(site.conf.get("blog_authors") or {})
-    names = Names(
-        categories,
-        {
-            key: (value[0] if isinstance(value, tuple | list) else str(value))
-            for key, value in blog_authors.items()
-        },
-        _pairs(args.map_category, "--map-category"),
-        _pairs(args.map_author, "--map-author"),
-    )
-    for new in names.category_map.values():
-        if new not in categories:
-            raise UsageError(
-                f'--map-category: "{new}" is not a category of the site ({", ".join(categories)})'
-            )
-    for new in names.author_map.values():
-        if blog_authors and new not in blog_authors:
-            raise UsageError(
-                f'--map-author: "{new}" is not a key of blog_authors ({", ".join(blog_authors)})'
-            )
-    return names
 
 
 class Import:
@@ -175,7 +116,9 @@ class Import:
         taken[relpath] = item
         categories, tags = categories_and_tags(item, self.names)
         keys = authors(item, self.names)
-        external = item.link if not item.content.strip() and item.link.startswith("http") else ""
+        # A feed item with only its summary lives at its old address (a WXR post never does).
+        summary_only = not item.raw and not item.content.strip()
+        external = item.link if summary_only and item.link.startswith("http") else ""
         description = plain_text(item.excerpt) if item.excerpt.strip() else ""
         if external and not description:
             raise ItemError("a feed item with neither its text nor a summary")

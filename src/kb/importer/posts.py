@@ -207,3 +207,27 @@ def clean_tag(tag: str) -> str:
 def escape_title(title: str) -> str:
     """A title as Markdown text: the characters that would start markup, escaped."""
     return re.sub(r"([\\`*_\[\]<>$])", r"\\\1", " ".join(html.unescape(title).split()))
+
+
+def front_matter(
+    day: str,
+    updated: str,
+    categories: list[str],
+    tags: list[str],
+    authors: list[str],
+    description: str,
+    external: str,
+    redirect: str,
+    source_id: str,
+) -> list[str]:
+    lines = ["blogpost: true", f"date: {day}"]
+    lines += [f"updated: {updated}"] if updated else []
+    lines.append(f"category: {scalar(', '.join(categories))}")
+    if tags:
+        lines.append(f"tags: [{', '.join(scalar(tag, flow=True) for tag in tags)}]")
+    lines += [f"author: {scalar(', '.join(authors))}"] if authors else []
+    lines += [f"description: {json.dumps(description, ensure_ascii=False)}"] if description else []
+    lines += [f"external_link: {scalar(external)}"] if external else []
+    lines += [f"redirect: {scalar(redirect)}"] if redirect else []
+    lines += [f"source_id: {scalar(source_id)}"] if source_id else []
+    return lines

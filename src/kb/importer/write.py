@@ -11,7 +11,6 @@ ever replaced.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from kb.frontmatter import read_front_matter
 from kb.site import Site, check_files
 
 from .model import Item
-from .posts import escape_title, old_path, redirect_docname, scalar
+from .posts import escape_title, old_path, redirect_docname
 
 _UPLOADS = re.compile(r"/(?:wp-content/)?(?:uploads|files)/(.+)$")
 _SIZE_VARIANT = re.compile(r"-\d+x\d+(\.\w+)$")
@@ -146,7 +145,8 @@ class Renderer:
         path = old_path(url.split("#")[0], self.site_url) if self.site_url else ""
         target = target or links.get(redirect_docname(path).removesuffix("/index"))
         if target:
-            return f"/{target}" + (f"#{parts.fragment}" if parts.fragment else "")
+            # The old page's anchors (#...) need not exist in the new one, where MyST would warn.
+            return f"/{target}"
         return url
 
 
@@ -232,27 +232,3 @@ def write(post: Post) -> int:
     with open(post.path, "x", encoding="utf-8") as handle:
         handle.write(post.text)
     return copied
-
-
-def front_matter(
-    day: str,
-    updated: str,
-    categories: list[str],
-    tags: list[str],
-    authors: list[str],
-    description: str,
-    external: str,
-    redirect: str,
-    source_id: str,
-) -> list[str]:
-    lines = ["blogpost: true", f"date: {day}"]
-    lines += [f"updated: {updated}"] if updated else []
-    lines.append(f"category: {scalar(', '.join(categories))}")
-    if tags:
-        lines.append(f"tags: [{', '.join(scalar(tag, flow=True) for tag in tags)}]")
-    lines += [f"author: {scalar(', '.join(authors))}"] if authors else []
-    lines += [f"description: {json.dumps(description, ensure_ascii=False)}"] if description else []
-    lines += [f"external_link: {scalar(external)}"] if external else []
-    lines += [f"redirect: {scalar(redirect)}"] if redirect else []
-    lines += [f"source_id: {scalar(source_id)}"] if source_id else []
-    return lines
