@@ -24,7 +24,7 @@ from authoring import BAD, GOOD, build, run_check, snapshot
 from bs4 import BeautifulSoup
 
 from kb.cli import main
-from kb.cli.site import check_files, open_site
+from kb.site import check_files, open_site
 
 SRC = Path(__file__).parent.parent / "src"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}

@@ -163,7 +163,7 @@ def test_any_sequence_of_kb_serve_and_make_html_gives_a_clean_builds_files(tmp_p
 
 def test_kb_serve_and_make_html_share_folders_and_drafts_get_their_own(tmp_path):
     from kb.cli.main import serve_command
-    from kb.cli.site import open_site
+    from kb.site import open_site
 
     site = copy_root("listings", tmp_path / "site")
     shutil.copy(Path(__file__).parent.parent / "Makefile", site / "Makefile")

@@ -31,6 +31,7 @@ KNOWN_KEYS = (
     *("blogpost", "date", "updated", "category", "tags", "author", "description", "series"),
     *("part", "external_link", "image", "language", "location", "redirect", "canonical_link"),
     *("excerpt", "exclude", "nocomments", "title", "orphan", "nosearch", "tocdepth", "myst"),
+    "source_id",  # where kb import found the post (a WordPress guid), so it never imports it twice
 )
 #: Keys whose bad values ablog misreads or crashes on: the build drops them after reporting.
 ABLOG_KEYS = frozenset({"date", "category", "author", "tags", "nocomments", "external_link"})

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import yaml
 
+from .. import importer
 from ..checks.sitechecks import post_slug
-from .site import Site, SiteError, check_files, find_site, open_site
+from ..site import Site, SiteError, check_files, find_site, open_site
 
 OK, PROBLEMS, USAGE = 0, 1, 2
 
@@ -246,12 +247,15 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also show posts dated after today (built into _build/drafts/)",
     )
+    importer.add_parser(commands, common)
     return main_parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    handler = {"new": cmd_new, "check": cmd_check, "serve": cmd_serve}[args.command]
+    handler = {"new": cmd_new, "check": cmd_check, "serve": cmd_serve, "import": importer.run}[
+        args.command
+    ]
     try:
         site = find_site(Path.cwd()) if args.root is None else open_site(args.root)
         return handler(args, site)

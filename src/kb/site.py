@@ -13,9 +13,9 @@ from datetime import date
 from glob import glob
 from pathlib import Path
 
-from ..checks.frontmatter import PostFacts, Problem, Rules, check_post
-from ..checks.sitechecks import DOC_SUFFIXES, check_site
-from ..config import KbConfig
+from .checks.frontmatter import PostFacts, Problem, Rules, check_post
+from .checks.sitechecks import DOC_SUFFIXES, check_site
+from .config import KbConfig
 
 DEFAULT_PATTERN = "posts/**/*.md"
 

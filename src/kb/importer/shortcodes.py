@@ -1,0 +1,197 @@
+"""WordPress's own markup inside post HTML: shortcodes, math, and paragraphs without ``<p>``.
+
+Before the HTML reaches the converter (:mod:`.convert`) this module
+
+- sets aside ``<pre>``, ``<code>``, ``<script>`` and ``<style>``, so nothing below looks into code;
+- turns code shortcodes (``[code lang="cpp"]``, ``[sourcecode]``, ``[cpp]``...) into
+  ``<pre><code class="language-cpp">``, ``[caption]`` into ``<figure>`` with a ``<figcaption>``,
+  ``[embed]URL[/embed]`` into a link, and reports every other shortcode, which stays as text;
+- replaces math (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``, ``[latex]...[/latex]``,
+  Jetpack's ``$latex ...$``) by placeholders that the converter cannot escape, and gives back
+  the MyST dollar math that goes in their place (:meth:`Held.restore`);
+- adds the paragraphs that WordPress's ``wpautop`` adds when it shows a classic-editor post.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+_TOKEN = re.compile(r"kbheld(\d+)x")
+_HELD_ELEMENTS = re.compile(r"<(pre|code|script|style|textarea)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+#: SyntaxHighlighter Evolved's shortcodes: [code], [sourcecode] and one per language.
+_CODE_LANGUAGES = "cpp c cuda python py bash shell sh text plain js javascript json yaml xml"
+_CODE_NAMES = ("code", "sourcecode", *_CODE_LANGUAGES.split())
+_CODE_SHORTCODE = re.compile(
+    r"\[(" + "|".join(_CODE_NAMES) + r")(\s[^\]]*)?\](.*?)\[/\1\]", re.S | re.I
+)
+_CAPTION = re.compile(r"\[(caption|wp_caption)(\s[^\]]*)?\](.*?)\[/\1\]", re.S | re.I)
+_EMBED = re.compile(r"\[embed(\s[^\]]*)?\]\s*(\S+?)\s*\[/embed\]", re.S | re.I)
+_LATEX = re.compile(r"\[(latex|math)\](.*?)\[/\1\]", re.S | re.I)
+_ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'\]]+))""")
+_SHORTCODE = re.compile(r"\[(\[?)([a-z][\w-]*)(\s[^\]\[]*?)?(/?)\](\]?)", re.I)
+#: Core shortcodes: reported even without attributes ([gallery] alone is a gallery).
+_CORE = {"gallery", "audio", "video", "playlist", "embed", "caption", "wp_caption"}
+_BR = r"(?:<br\s*/?>)"
+_MATH = re.compile(
+    r"(?P<tag><[^>]*>)"
+    rf"|\$\$(?P<display>(?:[^$<]|{_BR})+?)\$\$"
+    r"|\$latex\s+(?P<jetpack>[^$<]+?)\$"
+    rf"|\\\[(?P<bracket>(?:[^<]|{_BR})+?)\\\]"
+    r"|\\\((?P<paren>[^<]+?)\\\)"
+    r"|(?<![\\$\w])\$(?P<inline>[^\s$<](?:[^$<\n]*?[^\s$<\\])?)\$(?![\w$])",
+    re.S,
+)
+_BLOCK = (
+    "table|thead|tfoot|caption|colgroup|tbody|tr|td|th|div|dl|dd|dt|ul|ol|li|pre|form|"
+    "blockquote|address|math|p|h[1-6]|hr|fieldset|legend|section|article|aside|header|"
+    "footer|nav|figure|figcaption|details|summary"
+)
+
+
+@dataclass
+class Held:
+    """What was set aside: HTML to put back before converting, Markdown to put back after."""
+
+    html: list[str] = field(default_factory=list)
+    markdown: dict[int, str] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)  # shortcodes we could not convert
+    math: list[tuple[str, bool]] = field(default_factory=list)  # (TeX, display)
+
+    def keep(self, text: str) -> str:
+        self.html.append(text)
+        return f"kbheld{len(self.html) - 1}x"
+
+    def keep_math(self, tex: str, display: bool) -> str:
+        tex = html.unescape(re.sub(_BR, "\n", tex)).strip()
+        if not tex:
+            return ""  # an empty formula shows nothing, and MyST would warn about it
+        self.math.append((tex, display))
+        token = self.keep("")
+        if display:
+            tex = re.sub(r"\n\s*\n", "\n", tex)  # a blank line would end MyST's $$ block
+        self.markdown[len(self.html) - 1] = f"\n\n$$\n{tex}\n$$\n\n" if display else f"${tex}$"
+        return token
+
+    def unhold_html(self, text: str) -> str:
+        """The set-aside HTML back in place (math placeholders stay for the converter)."""
+        text = re.sub(
+            r"<p>\s*(kbheld\d+x)\s*</p>",
+            lambda m: m.group(0) if self._is_math(m.group(1)) else m.group(1),
+            text,
+        )
+        for _ in range(3):  # a held <pre> may hold a held <code>
+            text = _TOKEN.sub(
+                lambda m: (
+                    m.group(0) if int(m.group(1)) in self.markdown else self.html[int(m.group(1))]
+                ),
+                text,
+            )
+        return text
+
+    def restore(self, markdown: str) -> str:
+        def put_back(match: re.Match) -> str:
+            index = int(match.group(2))
+            if index not in self.markdown:
+                return match.group(0)
+            text = self.markdown[index]
+            return text if text.startswith("\n") else match.group(1) + text + match.group(3)
+
+        return re.sub(r"([ \t]*)kbheld(\d+)x([ \t]*)", put_back, markdown)
+
+    def _is_math(self, token: str) -> bool:
+        return int(_TOKEN.fullmatch(token).group(1)) in self.markdown
+
+
+def prepare(source: str, held: Held, autop: bool) -> str:
+    """WordPress HTML ready for the converter, with shortcodes and math dealt with."""
+    text = source.replace("\r\n", "\n").replace("\r", "\n")
+    # A code block is a block of its own, also where the classic editor's paragraphs go.
+    text = _CODE_SHORTCODE.sub(lambda m: "\n\n" + held.keep(_code_block(m)) + "\n\n", text)
+    text = _HELD_ELEMENTS.sub(lambda m: _hold_element(m, held), text)
+    text = _LATEX.sub(lambda m: held.keep_math(m.group(2), display=False), text)
+    text = _MATH.sub(lambda m: _math(m, held), text)
+    text = _CAPTION.sub(_caption, text)
+    text = _EMBED.sub(
+        lambda m: f'<p><a href="{html.escape(m.group(2))}">{m.group(2)}</a></p>', text
+    )
+    text = _SHORTCODE.sub(lambda m: _other_shortcode(m, held), text)
+    if autop and "<!-- wp:" not in text:
+        text = wpautop(text)
+    return held.unhold_html(text)
+
+
+def _hold_element(match: re.Match, held: Held) -> str:
+    token = held.keep(match.group(0))
+    return f"\n\n{token}\n\n" if match.group(1).lower() == "pre" else token
+
+
+def _math(match: re.Match, held: Held) -> str:
+    if match.group("tag"):
+        return match.group("tag")
+    for name, display in (
+        ("display", True),
+        ("bracket", True),
+        ("paren", False),
+        ("inline", False),
+    ):
+        if match.group(name) is not None:
+            return held.keep_math(match.group(name), display)
+    tex = re.sub(r"&(amp;)?(bg|fg|s)=[^&\s]*", "", match.group("jetpack"))  # Jetpack's colours
+    return held.keep_math(tex, display=False)
+
+
+def _attributes(text: str | None) -> dict[str, str]:
+    return {
+        m.group(1).lower(): next(g for g in m.groups()[1:] if g is not None)
+        for m in _ATTRIBUTE.finditer(text or "")
+    }
+
+
+def _code_block(match: re.Match) -> str:
+    name, options, code = match.group(1).lower(), _attributes(match.group(2)), match.group(3)
+    language = options.get("language") or options.get("lang")
+    if not language and name not in ("code", "sourcecode"):
+        language = name
+    language = re.sub(r"[^\w+-]", "", (language or "").lower())
+    code = html.unescape(code).strip("\n")  # SyntaxHighlighter stores code as typed
+    attribute = f' class="language-{language}"' if language else ""
+    return f"<pre><code{attribute}>{html.escape(code, quote=False)}</code></pre>"
+
+
+def _caption(match: re.Match) -> str:
+    options, inner = _attributes(match.group(2)), match.group(3)
+    images = re.match(r"\s*((?:<a\b[^>]*>\s*)?<img\b[^>]*>(?:\s*</a>)?)(.*)$", inner, re.S)
+    if images is None:
+        return inner
+    caption = images.group(2).strip() or html.escape(options.get("caption", ""))
+    return f"<figure>{images.group(1)}<figcaption>{caption}</figcaption></figure>"
+
+
+def _other_shortcode(match: re.Match, held: Held) -> str:
+    opening, name, options, _, closing = match.groups()
+    if opening and closing:  # [[gallery]] is WordPress's way to write "[gallery]" as text
+        return held.keep(html.escape(match.group(0)[1:-1]))
+    lowered = name.lower()
+    closes = bool(re.search(rf"\[/{re.escape(name)}\]", match.string[match.end() :]))
+    if lowered in _CORE or (options and "=" in options) or closes:
+        held.unknown.append(f"[{name}]")
+    return match.group(0)
+
+
+def wpautop(text: str) -> str:
+    """Paragraphs for a classic-editor post, as WordPress adds them when it shows one:
+    a blank line ends a paragraph and a single line break is a ``<br />``."""
+    text = re.sub(rf"(<(?:{_BLOCK})[\s/>])", r"\n\n\1", text, flags=re.I)
+    text = re.sub(rf"(</(?:{_BLOCK})>)", r"\1\n\n", text, flags=re.I)
+    chunks = []
+    for chunk in re.split(r"\n\s*\n", text):
+        chunk = chunk.strip()
+        if not chunk:
+            continue
+        if re.match(rf"</?(?:{_BLOCK})[\s/>]", chunk, re.I) or _TOKEN.fullmatch(chunk):
+            chunks.append(chunk)
+        else:
+            chunks.append("<p>" + re.sub(r"(?<!<br />)\s*\n", "<br />\n", chunk) + "</p>")
+    return "\n".join(chunks)

@@ -1,0 +1,233 @@
+"""Posts on disk: their text, their images, the checks they pass, and writing without overwriting.
+
+Images below ``--uploads`` (matched by the path after ``uploads/`` in their address, or the
+full-size original when WordPress's ``-1024x576`` variant is missing) are copied into a folder
+named after the post, ``posts/<year>/<slug>/``, and linked from the post by that relative path;
+other images keep their address and are reported. Each text goes through the very checks of
+``kb check`` (:func:`kb.site.check_files`) with every other post of the site and of the
+import before anything is written; files are opened with mode ``"x"``, so nothing on disk is
+ever replaced.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+from ..checks.frontmatter import read_front_matter
+from ..site import Site, check_files
+from .model import Item
+from .posts import escape_title, old_path, redirect_docname
+
+_UPLOADS = re.compile(r"/(?:wp-content/)?(?:uploads|files)/(.+)$")
+_SIZE_VARIANT = re.compile(r"-\d+x\d+(\.\w+)$")
+
+
+@dataclass
+class Post:
+    item: Item
+    path: Path  # posts/<year>/<slug>.md under the site
+    relpath: str
+    fields: list[str]  # front-matter lines, without the --- around them
+    title: str
+    body_html: str = ""
+    text: str = ""
+    images: dict[str, Path] = field(default_factory=dict)  # file name in the folder -> source
+    notes: list[str] = field(default_factory=list)
+    fixed_notes: list[str] = field(default_factory=list)  # from the item, not its HTML
+
+    @property
+    def folder(self) -> Path:
+        return self.path.with_suffix("")
+
+
+@dataclass
+class Existing:
+    """What the site already has: posts by source id, by old path, and tag spellings."""
+
+    by_source: dict[str, str] = field(default_factory=dict)
+    by_old_path: dict[str, str] = field(default_factory=dict)  # "2025/01/14/x" -> relpath
+    tags: dict[str, str] = field(default_factory=dict)  # ablog's slug -> the site's spelling
+
+    @classmethod
+    def read(cls, site: Site) -> Existing:
+        found = cls()
+        for path in site.post_paths():
+            try:
+                fields, _, _ = read_front_matter(path.read_text(encoding="utf-8-sig"))
+            except (OSError, UnicodeDecodeError):
+                continue
+            relpath = site.relpath(path)
+            tags = fields.get("tags")
+            for tag in _tag_names(tags.value if tags else None):
+                found.tags.setdefault(_tag_slug(tag), tag)
+            source = fields.get("source_id")
+            if source is not None and str(source.value or "").strip():
+                found.by_source[str(source.value).strip()] = relpath
+            redirect = fields.get("redirect")
+            for name in str(redirect.value if redirect else "").split(","):
+                name = name.strip().removesuffix("/index")
+                if name:
+                    found.by_old_path[name] = relpath
+        return found
+
+
+def _tag_names(value) -> list[str]:
+    if isinstance(value, str):
+        return [name.strip() for name in value.split(",") if name.strip()]
+    return (
+        [str(name) for name in value if isinstance(name, str | int)]
+        if isinstance(value, list)
+        else []
+    )
+
+
+def _tag_slug(tag: str) -> str:
+    from ablog.blog import slugify  # the page a tag gets: one spelling per page
+
+    return slugify(tag)
+
+
+class Renderer:
+    """Renders posts: body conversion with local images and links between imported posts."""
+
+    def __init__(self, site_url: str, uploads: Path | None):
+        self.site_url, self.uploads = site_url.rstrip("/"), uploads
+
+    def render(self, post: Post, links: dict[str, str], by_id: dict[str, str]) -> None:
+        from .convert import to_myst  # BeautifulSoup and markdownify: only when importing
+
+        post.images, post.notes = {}, list(post.fixed_notes)
+        conversion = to_myst(
+            post.body_html,
+            raw=post.item.raw,
+            image=lambda src: self._image(post, src),
+            link=lambda href: self._link(href, links, by_id),
+        )
+        post.notes += conversion.notes
+        post.notes += _math_notes(conversion.math)
+        body = conversion.markdown if conversion.markdown.strip() else ""
+        head = ["---", *post.fields, "---", "", f"# {escape_title(post.title)}", ""]
+        post.text = "\n".join(head) + ("\n" + body if body else "")
+
+    def _absolute(self, address: str) -> str:
+        return urljoin(self.site_url + "/", address) if self.site_url else address
+
+    def _image(self, post: Post, src: str) -> str:
+        if src.startswith("data:"):
+            return src
+        url = self._absolute(src.strip())
+        found = _UPLOADS.search(unquote(urlsplit(url).path))
+        if found and self.uploads is not None:
+            wanted = found.group(1)
+            for candidate in (wanted, _SIZE_VARIANT.sub(r"\1", wanted)):
+                file = (self.uploads / candidate).resolve()
+                if file.is_relative_to(self.uploads.resolve()) and file.is_file():
+                    return f"{post.folder.name}/{_add_image(post, file)}"
+        host = urlsplit(url).netloc or "another site"
+        where = (
+            f"not in {self.uploads}" if self.uploads is not None else "not copied (no --uploads)"
+        )
+        post.notes.append(f"image {url} is {where}: the post loads it from {host}")
+        return url
+
+    def _link(self, href: str, links: dict[str, str], by_id: dict[str, str]) -> str:
+        if href.startswith(("#", "mailto:")):
+            return href
+        url = self._absolute(href)
+        parts = urlsplit(url)
+        post_id = re.search(r"(?:^|&)p=(\d+)(?:&|$)", parts.query)
+        target = by_id.get(post_id.group(1)) if post_id else None
+        path = old_path(url.split("#")[0], self.site_url) if self.site_url else ""
+        target = target or links.get(redirect_docname(path).removesuffix("/index"))
+        if target:
+            # The old page's anchors (#...) need not exist in the new one, where MyST would warn.
+            return f"/{target}"
+        return url
+
+
+def _add_image(post: Post, file: Path) -> str:
+    """The image's file name in the post's folder: unique, and never one that holds other bytes."""
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", file.stem).strip("-") or "image"
+    suffix = re.sub(r"[^A-Za-z0-9.]", "", file.suffix.lower())
+    for number in range(1, 1000):
+        name = f"{stem}{'' if number == 1 else f'-{number}'}{suffix}"
+        taken = post.images.get(name)
+        on_disk = post.folder / name
+        if taken == file or (taken is None and not on_disk.exists()):
+            post.images[name] = file
+            return name
+        if taken is None and on_disk.read_bytes() == file.read_bytes():
+            post.images[name] = file  # an earlier, interrupted import copied it already
+            return name
+    raise OSError(f"too many images named {file.name}")
+
+
+def _math_notes(math: list[tuple[str, bool]]) -> list[str]:
+    from ..markup.math import MathError, tex_to_mathml
+
+    notes = []
+    for tex, display in math:
+        try:
+            tex_to_mathml(tex, display)
+        except MathError as error:
+            notes.append(f"the site cannot render the TeX `{tex}` ({error}): fix it in the post")
+    return notes
+
+
+class _PendingSite(Site):
+    """The site as it will be once the posts being imported are written."""
+
+    def __init__(self, site: Site, pending: set[str]):
+        super().__init__(site.root, site.conf)
+        self.pending = pending
+
+    def exists(self, docname: str) -> bool:
+        return docname in self.pending or super().exists(docname)
+
+
+def baseline(site: Site) -> set[tuple[str, int, str]]:
+    """The errors the site's own posts have before the import: not the import's doing."""
+    found = check_files(site, site.post_paths(), None)
+    return {(relpath, p.line, p.message) for relpath, p in found if p.is_error}
+
+
+def check(site: Site, posts: list[Post], before: set) -> dict[str, list[str]]:
+    """The errors ``kb check`` would find in each post, checked with the site and each other;
+    a post that would give one of the site's own posts an error (an older post claims its slug,
+    title or tag spelling) has that error too: the site's posts come first."""
+    pending = {post.relpath.removesuffix(".md") for post in posts}
+    drafts = {post.path: post.text for post in posts}
+    errors: dict[str, list[str]] = {}
+    found = check_files(_PendingSite(site, pending), site.post_paths(), None, drafts)
+    for relpath, problem in found:
+        if not problem.is_error:
+            continue
+        if relpath in {post.relpath for post in posts}:
+            errors.setdefault(relpath, []).append(f"line {problem.line}: {problem.message}")
+        elif (relpath, problem.line, problem.message) not in before:
+            for post in posts:
+                if post.relpath in problem.message:
+                    message = f"it would give {relpath}:{problem.line} an error: {problem.message}"
+                    errors.setdefault(post.relpath, []).append(message)
+    return errors
+
+
+def write(post: Post) -> int:
+    """Write the post and copy its images; the number of images copied."""
+    copied = 0
+    post.path.parent.mkdir(parents=True, exist_ok=True)
+    for name, source in post.images.items():
+        target = post.folder / name
+        if target.exists():
+            continue  # the same bytes, checked when the name was chosen
+        post.folder.mkdir(exist_ok=True)
+        with open(source, "rb") as reading, open(target, "xb") as writing:
+            shutil.copyfileobj(reading, writing)
+        copied += 1
+    with open(post.path, "x", encoding="utf-8") as handle:
+        handle.write(post.text)
+    return copied
