@@ -68,3 +68,13 @@ def writer_settings_for_tests():
     from docutils.parsers.rst import Parser
 
     return get_default_settings(Parser)
+
+
+def test_ablogs_page_and_feed_writers_are_found_and_unplugged(make_app, tmp_path):
+    from ablog import post
+
+    app = build(make_app, copy_root("listings", tmp_path / "site"))
+    handlers = {listener.handler for listener in app.events.listeners["html-collect-pages"]}
+    assert post.generate_archive_pages not in handlers
+    assert post.generate_atom_feeds not in handlers
+    assert not (app.outdir / "blog" / "drafts.html").exists()  # ablog always wrote one

@@ -12,14 +12,11 @@ from pathlib import Path
 
 from lxml import etree
 
-from .model import ImportFileError, Source
+from .model import ATOM, ImportFileError, Source
 
 #: WXR 1.0, 1.1 and 1.2 (and its ``excerpt`` namespace, which is not this one).
 WP_NAMESPACE = re.compile(r"^https?://wordpress\.org/export/1\.\d+/$")
 _LATE_DECLARATION = re.compile(rb"\s+(<\?xml[^>]*\?>)")
-ATOM = "http://www.w3.org/2005/Atom"
-CONTENT = "http://purl.org/rss/1.0/modules/content/"
-DC = "http://purl.org/dc/elements/1.1/"
 
 
 def _parser() -> etree.XMLParser:

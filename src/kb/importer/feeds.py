@@ -18,8 +18,7 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from .detect import ATOM, CONTENT, DC
-from .model import Item, Source
+from .model import ATOM, CONTENT, DC, Item, Source
 
 #: The line WordPress (and Yoast, and this site's own feeds) put after each item.
 _FOOTER = re.compile(

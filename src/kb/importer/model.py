@@ -61,3 +61,9 @@ class Source:
     site_url: str = ""  # the WordPress site's own address: links below it are site-relative
     items: list[Item] = field(default_factory=list)
     author_names: dict[str, str] = field(default_factory=dict)  # WXR login -> display name
+
+
+#: XML namespaces of the formats kb import reads.
+ATOM = "http://www.w3.org/2005/Atom"
+CONTENT = "http://purl.org/rss/1.0/modules/content/"
+DC = "http://purl.org/dc/elements/1.1/"

@@ -14,8 +14,7 @@ from urllib.parse import unquote
 
 from lxml import etree
 
-from .detect import CONTENT, DC
-from .model import Category, Item, Source
+from .model import CONTENT, DC, Category, Item, Source
 
 EXCERPT_SUFFIX = "excerpt/"
 
