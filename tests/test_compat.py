@@ -35,12 +35,12 @@ def test_ablog_keeps_its_state_in_a_class_level_dict():
 
 def test_a_second_build_in_one_process_does_not_see_the_first_builds_posts(make_app, tmp_path):
     first = build(make_app, copy_root("listings", tmp_path / "one"))
-    assert first.env.kb_catalog.posts
+    assert first.kb_catalog.posts
     empty = copy_root("listings", tmp_path / "two")
     for post in (empty / "posts").glob("*.md"):
         post.unlink()
     second = build(make_app, empty)
-    assert second.env.kb_catalog.posts == []
+    assert second.kb_catalog.posts == []
     assert not (second.outdir / "posts").exists()
 
 

@@ -145,7 +145,7 @@ def test_series_catalog_lists_each_series_with_its_count(built):
 
 
 def test_the_catalog_groups_each_series_once_with_name_slug_docname_and_parts(built):
-    series = built.env.kb_catalog.series
+    series = built.kb_catalog.series
     assert [(one.name, one.slug, one.docname) for one in series] == [
         ("FP4 notes", "fp4-notes", "blog/series/fp4-notes"),
         ("GEMM tutorial", "gemm-tutorial", "blog/series/gemm-tutorial"),

@@ -1,11 +1,11 @@
 """The schema of a post's front matter, and its checks: pure functions over a file's text.
 
 No Sphinx and no build: ``kb check`` runs :func:`check_post` on files on disk, and the build
-(:mod:`kb.validation`) runs the very same function on each post it reads, so the two never
+(:mod:`kb.core.validation`) runs the very same function on each post it reads, so the two never
 disagree. Every problem carries the line of the key at fault (``posts/2025/x.md:3: ...``);
-the wording lives in :mod:`kb.messages`.
+the wording lives in :mod:`kb.checks.messages`.
 
-ablog 0.11 is lenient where it should not be (``shared/research/ablog.md``): it reads
+ablog 0.11 is lenient where it should not be (each seen in ablog 0.11.13): it reads
 ``category`` and ``author`` as comma strings and makes a bogus collection of a YAML list, crashes
 on a date with a time zone or one it cannot parse, and crashes on ``nocomments: true``.
 """
@@ -81,7 +81,7 @@ class Field:
 
 @dataclass
 class PostFacts:
-    """What the checks across posts (:mod:`kb.sitechecks`) need to know about one post."""
+    """What the checks across posts (:mod:`kb.checks.sitechecks`) need to know about one post."""
 
     title: str = ""
     title_line: int = 1

@@ -2,7 +2,7 @@
 
 Slug collisions (two posts, or two tag spellings, that end up at one page), duplicate titles,
 a series part used twice, and links to posts that do not exist. Pure functions over the
-:class:`~kb.frontmatter.PostFacts` of every post, keyed by path relative to the site root
+:class:`~kb.checks.frontmatter.PostFacts` of every post, keyed by path relative to the site root
 (``posts/2025/x.md``). Of two clashing posts the older keeps its claim (then the first by
 path), and the other is told what to change.
 """

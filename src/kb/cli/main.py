@@ -1,9 +1,9 @@
 """The ``kb`` command: start a post, check posts, preview the site.
 
 ``kb new`` writes ``posts/<year>/<slug>.md`` with complete front matter and never overwrites;
-``kb check`` runs the checks of :mod:`kb.frontmatter` and :mod:`kb.sitechecks` on the files,
-without a build; ``kb serve`` runs sphinx-autobuild on 127.0.0.1. Exit status: 0 when all is
-well, 1 when ``kb check`` found an error, 2 for a usage error or a refusal.
+``kb check`` runs the checks of :mod:`kb.checks.frontmatter` and :mod:`kb.checks.sitechecks` on
+the files, without a build; ``kb serve`` runs sphinx-autobuild on 127.0.0.1. Exit status: 0
+when all is well, 1 when ``kb check`` found an error, 2 for a usage error or a refusal.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 ablog finds the posts (``blog_post_pattern``), reads their front matter while Sphinx reads
 them and keeps what it found in ``env.ablog_posts``. Everything else in kb reads the catalog
 (:mod:`kb.core.catalog`), built from the records this module hands out: plain dicts of
-strings, lists and naive datetimes, never an ablog object. What ablog gets wrong or costs
-(see shared/research/ablog.md) is handled here too:
+strings, lists and naive datetimes, never an ablog object. What ablog 0.11 gets wrong or
+costs is handled here too:
 
 * its class-level ``Blog`` state would leak from one build to the next in one process
   (tests, a long-lived preview worker): every build starts with a fresh one;

@@ -232,22 +232,25 @@ def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict)
 def _env_updated(app: Sphinx, env: BuildEnvironment):
     if app.builder.format != "html":
         return []
-    env.kb_catalog = build_catalog(app, env)
-    app.emit("kb-catalog-built", env.kb_catalog)
+    app.kb_catalog = build_catalog(app, env)
+    app.emit("kb-catalog-built", app.kb_catalog)
     return []
 
 
 # -- Reading the catalog ---------------------------------------------------------------------
+#
+# The catalog and what outputs derive from it live on the application, not in the environment:
+# they are made again by every build, so pickling them with the environment would only cost
+# time, and only what is read from sources (env.kb_posts, with purge and merge handlers) must
+# survive between builds.
 
 
-def get_catalog(app_or_env) -> Catalog:
-    env = getattr(app_or_env, "env", app_or_env)
-    return env.kb_catalog
+def get_catalog(app: Sphinx) -> Catalog:
+    return app.kb_catalog
 
 
-def has_catalog(app_or_env) -> bool:
-    env = getattr(app_or_env, "env", app_or_env)
-    return hasattr(env, "kb_catalog")
+def has_catalog(app: Sphinx) -> bool:
+    return getattr(app, "kb_catalog", None) is not None
 
 
 def setup_catalog(app: Sphinx) -> None:

@@ -69,6 +69,11 @@ def release(held: list[Path]) -> None:
     held.clear()
 
 
+def held_descriptors(app: Sphinx) -> list[int]:
+    """The descriptors holding this build's locks, for a process that carries on its work."""
+    return [_HELD[folder] for folder in getattr(app, "kb_locks", []) if folder in _HELD]
+
+
 def _config_inited(app: Sphinx, config) -> None:
     app.kb_locks = lock_folders([app.outdir, app.doctreedir])
 

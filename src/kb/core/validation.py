@@ -1,13 +1,13 @@
 """The front-matter checks inside ``sphinx-build``: the same checks as ``kb check``, as warnings.
 
-Each post's source is checked by :func:`kb.frontmatter.check_post` while Sphinx reads it, in a
-transform that runs before ablog's ``CheckFrontMatter`` (priority 800) reads the front matter.
+Each post's source is checked by :func:`kb.checks.frontmatter.check_post` while Sphinx reads it,
+in a transform that runs before ablog's ``CheckFrontMatter`` (priority 800) reads the front matter.
 Every problem becomes a warning at ``posts/2025/x.md:3`` (type ``kb``, subtype
 ``frontmatter``), so ``-W`` stops the build there. A value ablog would crash on or misread
 (a date with a time zone, a YAML list as category, ``nocomments``) is then dropped from the
 document, so the build goes on and reports every problem instead of ending in a traceback.
 
-The checks across posts (:mod:`kb.sitechecks`) run once all posts are read. Links to missing
+The checks across posts (:mod:`kb.checks.sitechecks`) run once all posts are read. Links to missing
 pages are left to Sphinx, which already warns about them during the build.
 """
 

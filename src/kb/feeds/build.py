@@ -12,9 +12,10 @@ URLs, relative to the site URL (``html_baseurl``, else ablog's ``blog_baseurl``)
     feeds/category/<slug>/{rss.xml,atom.xml,feed.json}
     feeds/tag/<slug>/…  feeds/author/<slug>/…   (with kb_feed_tags / kb_feed_authors)
 
-Replaces ablog's Atom feed (kept off with ``blog_feed_templates = {}``), whose defects are
-listed in shared/research/ablog.md: build-time dates, one id for all feeds, lost authors,
-relative links inside content.
+Replaces ablog's Atom feed (its writer is unplugged by :mod:`kb.core.ablog`), whose defects
+we measured in ablog 0.11.13: the build time as every feed's date (never reproducible), one
+id for all feeds, only the last of several authors, links inside content relative to the
+archive page (sunpy/ablog#19), wrong URLs on versioned Read the Docs paths (#198, #291).
 """
 
 from __future__ import annotations
@@ -124,12 +125,12 @@ def discovery_links(app: Sphinx, pagename: str) -> str:
     base = site_url(app)
     paths = [FEEDS_DIR]
     archive = re.sub(r"/page/\d+$", "", pagename)
-    scope = app.env.kb_feed_archives.get(archive)
+    scope = app.kb_feed_archives.get(archive)
     if scope is not None:
         paths.append(scope)
     links = []
     for path in paths:
-        title = app.env.kb_feed_titles[path]
+        title = app.kb_feed_titles[path]
         for fmt in app.kb_config.feed_formats:
             _, media_type, label = FORMATS[fmt]
             links.append(
@@ -141,7 +142,7 @@ def discovery_links(app: Sphinx, pagename: str) -> str:
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if not _enabled(app) or not hasattr(app.env, "kb_feed_titles"):
+    if not _enabled(app) or not hasattr(app, "kb_feed_titles"):
         return
     context["metatags"] = context.get("metatags", "") + discovery_links(app, pagename)
 
@@ -168,8 +169,8 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     scopes = feed_scopes(app, catalog)
     if _enabled(app):
         _warn_shared_urls(scopes)
-    app.env.kb_feed_titles = {scope.path: scope.title for scope in scopes}
-    app.env.kb_feed_archives = {s.home_docname: s.path for s in scopes if s.path != FEEDS_DIR}
+    app.kb_feed_titles = {scope.path: scope.title for scope in scopes}
+    app.kb_feed_archives = {s.home_docname: s.path for s in scopes if s.path != FEEDS_DIR}
 
 
 def setup_feeds(app: Sphinx) -> None:

@@ -189,7 +189,8 @@ def _language(pre: Tag, notes: list[str]) -> str:
 
 def _lexes(language: str, code: str) -> bool:
     """Would Sphinx highlight this code without a warning? (It warns on a lexing error.)"""
-    if language == "ptx":  # the site's own lexer (kb.highlighting) takes what Pygments' refuses
+    # The site's own lexer (kb.markup.highlighting) takes what Pygments' refuses.
+    if language == "ptx":
         return True
     from pygments.filters import ErrorToken
     from pygments.lexers import get_lexer_by_name

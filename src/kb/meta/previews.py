@@ -222,7 +222,7 @@ def _build_finished(app: Sphinx, exception) -> None:
 
 def setup_previews(app: Sphinx) -> None:
     app.connect("kb-catalog-built", _catalog_built)
-    # After kb.listings (500) has set the title of an archive page.
+    # After kb.pages (500) have set the title of an archive page.
     app.connect("html-page-context", _social_page_context, priority=600)
     app.connect("html-page-context", _drop_docutils_viewport)
     app.connect("build-finished", _build_finished)

@@ -1,9 +1,10 @@
 """Archive listings: all posts, each category, tag, author and year, paginated.
 
-ablog already yields page 1 of each archive at its own URL (``blog/category/article``) with
-our ``ablog/collection.html``; we fill that page from the catalog and add the later pages at
-``<archive>/page/<n>``. Catalog pages (all categories, all tags, …) list their collections
-with counts. Entries come from :mod:`kb.entries`, so every listing shows the same layout.
+Every page of every archive comes from the catalog: page 1 at the archive's own URL
+(``blog/category/article``, where ablog put it), the later pages at ``<archive>/page/<n>``,
+each written only when what it shows changed. Catalog pages (all categories, all tags, …)
+list their collections with counts. Entries come from :mod:`kb.pages.entries`, so every
+listing shows the same layout; the home page's ``{latest-posts}`` list too.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def _html_collect_pages(app: Sphinx):
     (kb.core.ablog disconnects it)."""
     if app.builder.format != "html" or not has_catalog(app):
         return
-    for docname, page in sorted(app.env.kb_listing_pages.items()):
+    for docname, page in sorted(app.kb_listing_pages.items()):
         if should_write(app, docname, listing_signature(app, page)):
             prefix = root_prefix(app, docname)
             body = entries_html(list(page.posts), prefix) + pagination_html(page, prefix)
@@ -146,14 +147,14 @@ def _html_collect_pages(app: Sphinx):
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    app.env.kb_listing_pages = all_listing_pages(catalog, app.kb_config.page_size)
+    app.kb_listing_pages = all_listing_pages(catalog, app.kb_config.page_size)
 
 
 # -- The home page's list of latest posts ----------------------------------------------------
 
 
 class latest_posts(nodes.General, nodes.Element):
-    """Placeholder filled with the newest posts when the page is written."""
+    """Placeholder for the newest posts, filled from the catalog when the page is resolved."""
 
 
 class LatestPostsDirective(SphinxDirective):
@@ -168,14 +169,24 @@ class LatestPostsDirective(SphinxDirective):
         return [node]
 
 
-def visit_latest_posts(translator, node: latest_posts) -> None:
-    builder = translator.builder
-    catalog = get_catalog(builder.env)
-    count = node["count"] or builder.config.kb_home_posts
-    prefix = root_prefix(builder, builder.current_docname)
-    translator.body.append(entries_html(catalog.posts[:count], prefix, heading=3))
+def latest_posts_html(catalog: Catalog, count: int, prefix: str) -> str:
     blog = f"{prefix}{catalog.blog_path}.html"
-    translator.body.append(f'<p class="kb-all-posts"><a href="{blog}">All posts…</a></p>')
+    return (
+        entries_html(catalog.posts[:count], prefix, heading=3)
+        + f'<p class="kb-all-posts"><a href="{blog}">All posts…</a></p>'
+    )
+
+
+def _fill_latest_posts(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if not has_catalog(app):
+        return
+    for node in doctree.findall(latest_posts):
+        count = node["count"] or app.kb_config.home_posts
+        node["html"] = latest_posts_html(get_catalog(app), count, root_prefix(app, docname))
+
+
+def visit_latest_posts(translator, node: latest_posts) -> None:
+    translator.body.append(node.get("html", ""))
     raise nodes.SkipNode
 
 
@@ -201,5 +212,6 @@ def setup_listings(app: Sphinx) -> None:
     app.connect("env-merge-info", _merge_info)
     app.add_node(latest_posts, html=(visit_latest_posts, None))
     app.add_directive("latest-posts", LatestPostsDirective)
+    app.connect("doctree-resolved", _fill_latest_posts)
     app.connect("kb-catalog-built", _catalog_built)
     app.connect("html-collect-pages", _html_collect_pages)

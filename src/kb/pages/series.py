@@ -17,7 +17,7 @@ from html import escape
 
 from sphinx.application import Sphinx
 
-from ..core.catalog import get_catalog
+from ..core.catalog import get_catalog, has_catalog
 from ..core.freshness import add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, Series
 from ..core.urls import root_prefix
@@ -132,7 +132,7 @@ def _page(app: Sphinx, docname: str, title: str, body: str, signature: str):
 
 
 def _html_collect_pages(app: Sphinx):
-    if app.builder.format != "html" or not hasattr(app.env, "kb_catalog"):
+    if app.builder.format != "html" or not has_catalog(app):
         return
     catalog = get_catalog(app)
     series = catalog.series

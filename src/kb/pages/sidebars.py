@@ -65,7 +65,7 @@ def sidebar_html(catalog: Catalog, config: KbConfig) -> str:
 
 
 def _sidebar_on_page(app: Sphinx, pagename: str) -> str:
-    return relocate_links(app.env.kb_sidebar_html, root_prefix(app, pagename))
+    return relocate_links(app.kb_sidebar_html, root_prefix(app, pagename))
 
 
 #: The blog sidebar is a region of every page (see kb.core.freshness): when only it changed
@@ -75,7 +75,7 @@ SIDEBAR_END = "</nav>"  # the sidebar holds no other nav
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    app.env.kb_sidebar_html = html = sidebar_html(catalog, app.kb_config)
+    app.kb_sidebar_html = html = sidebar_html(catalog, app.kb_config)
     if html:
         set_region(
             app, Region("sidebar", SIDEBAR_START, SIDEBAR_END, digest([html]), _sidebar_on_page)
@@ -83,7 +83,7 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if app.builder.format != "html" or not hasattr(app.env, "kb_sidebar_html"):
+    if app.builder.format != "html" or not hasattr(app, "kb_sidebar_html"):
         return
     context["kb_sidebar_html"] = _sidebar_on_page(app, pagename)
 

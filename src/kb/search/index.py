@@ -39,6 +39,7 @@ from ..core import ablog
 from ..core.catalog import get_catalog
 from ..core.fileio import write_atomically
 from ..core.freshness import page_signature, should_write
+from ..core.output import held_descriptors
 from ..core.posts import Post
 from ..core.urls import SITE_BUILDERS, output_path, root_prefix, site_path
 from .pagefind import (
@@ -351,6 +352,9 @@ def index_in_background(app: Sphinx, sources: dict[str, Path]) -> None:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # outlives sphinx-build and sphinx-autobuild's rebuild
+            # The build's locks on its folders go with the worker, with no moment between the
+            # two when another build could start: the next build waits for the new bundle.
+            pass_fds=held_descriptors(app),
         )
     logger.info("kb search: indexing %d pages in the background", len(sources))
 

@@ -1,6 +1,6 @@
 """Running Pagefind over the search records: the bundle, and what the search page learns of it.
 
-Nothing here needs Sphinx: :mod:`kb.search` calls it at the end of a build, and
+Nothing here needs Sphinx: :mod:`kb.search.index` calls it at the end of a build, and
 ``python -m kb.search.worker`` after the build has returned (``kb serve``).
 """
 
@@ -25,8 +25,8 @@ BUNDLE_DIR = "pagefind"
 #: date, authors, categories and reading time (results show date and categories from the
 #: metadata, so snippets stay about the text); whatever lists other posts, which would make
 #: a post found by their titles and excerpts: the home page's latest posts, a series' box
-#: and its previous/next links (kb.series); the "Cite this post" box (kb.citation), which
-#: repeats the title.
+#: and its previous/next links (kb.pages.series); the "Cite this post" box (kb.pages.citation),
+#: which repeats the title.
 EXCLUDE_SELECTORS = (
     ".headerlink",
     ".kb-post-meta",
