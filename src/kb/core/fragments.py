@@ -30,7 +30,7 @@ def render_excerpt(app: Sphinx, docname: str, paragraph: nodes.Element | None) -
     if paragraph is None:
         return ""
     builder = app.builder
-    document = new_document(app.env.doc2path(docname), _settings(app))
+    document = new_document(str(app.env.doc2path(docname)), _settings(app))
     document[FRAGMENT] = True
     document.append(paragraph.deepcopy())
     for xref in document.findall(nodes.Element):
