@@ -1,17 +1,18 @@
 """Checks across posts: what no single file can show wrong on its own.
 
-Slug collisions (two posts, or two tag spellings, that end up at one page), duplicate titles,
-a series part used twice, and links to posts that do not exist. Pure functions over the
-:class:`~kb.frontmatter.PostFacts` of every post, keyed by path relative to the site root
-(``posts/2025/x.md``). Of two clashing posts the older keeps its claim (then the first by
-path), and the other is told what to change.
+Slug collisions (two posts, two tag spellings or two series names that end up at one page),
+duplicate titles, a series part used twice, redirects that would replace a page, and links to
+posts that do not exist. Pure functions over the :class:`~kb.frontmatter.PostFacts` of every
+post, keyed by path relative to the site root (``posts/2025/x.md``). Of two clashing posts the
+older keeps its claim (then the first by path), and the other is told what to change.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Mapping
 from difflib import get_close_matches
 from urllib.parse import unquote
 
@@ -25,22 +26,36 @@ DOC_SUFFIXES = (".md", ".rst", ".ipynb")
 
 Problems = dict[str, list[Problem]]
 
+#: Pages and folders the build writes besides the blog's archives (``blog_path``): a redirect
+#: there would replace them.
+GENERATED = ("feeds", "search", "genindex", "py-modindex", "_static", "_images", "_downloads")
+GENERATED += ("_sources", "pagefind")
+
 
 def check_site(
     posts: Mapping[str, PostFacts],
     exists: Callable[[str], bool] | None = None,
     blog_path: str = "blog",
+    documents: Collection[str] = (),
+    generated: Iterable[str] = ("404",),
 ) -> Problems:
-    """Problems between posts, by path. ``exists(docname)`` enables the link check."""
+    """Problems between posts, by path. ``exists(docname)`` enables the link check.
+
+    ``documents`` are the docnames of every source the site has (posts and pages), and
+    ``generated`` the pages the build writes besides ``blog_path`` and :data:`GENERATED`
+    (the 404 page): a redirect may take none of them.
+    """
     problems: Problems = {}
 
-    def report(path: str, line: int, message: str, key: str = "") -> None:
-        problems.setdefault(path, []).append(Problem(line, message, key))
+    def report(path: str, line: int, message: str, key: str = "", subject: str = "") -> None:
+        problems.setdefault(path, []).append(Problem(line, message, key, subject=subject))
 
     _check_post_slugs(posts, report)
     _check_tag_slugs(posts, report, blog_path)
+    _check_series_slugs(posts, report, blog_path)
     _check_titles(posts, report)
     _check_series_parts(posts, report)
+    _check_redirects(posts, report, documents, (blog_path, *GENERATED, *generated))
     if exists is not None:
         _check_links(posts, exists, report)
     for found in problems.values():
@@ -88,6 +103,21 @@ def _check_tag_slugs(posts, report, blog_path: str) -> None:
             report(path, line, message, "tags")
 
 
+def _check_series_slugs(posts, report, blog_path: str) -> None:
+    """Series names that differ only in case or punctuation share one page and one feed."""
+
+    def claims(path, facts):
+        return [(slugify(facts.series), facts.series_line, facts.series)] if facts.series else []
+
+    for path, line, (where, first_line, name) in _clashes(posts, claims):
+        page = f"{blog_path}/series/{slugify(name)}"
+        message = say(
+            "series_slug", series=posts[path].series, other=name, where=f"{where}:{first_line}",
+            page=page,
+        )  # fmt: skip
+        report(path, line, message, "series")
+
+
 def _check_titles(posts, report) -> None:
     def claims(path, facts):
         return (
@@ -112,6 +142,62 @@ def _check_series_parts(posts, report) -> None:
             "same_part", part=facts.part, series=facts.series, where=f"{where}:{first_line}"
         )
         report(path, line, message, "part")
+
+
+def _same(name: str) -> str:
+    """Two addresses that are one file on macOS or Windows: same letters, whatever the case
+    or Unicode normalisation."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def _check_redirects(posts, report, documents: Collection[str], generated: tuple) -> None:
+    """Each old address must be free: no page of the site, no page the build writes, no
+    other redirect, and not the post itself. Checked in date order: the older claim wins."""
+    post_docnames = {_same(posixpath.splitext(path)[0]): path for path in posts}
+    pages = {_same(docname): docname for docname in documents}
+    claimed: dict[str, str] = {}
+    for path in sorted(posts, key=lambda path: (posts[path].date or "9999", path)):
+        facts = posts[path]
+        own = _same(posixpath.splitext(path)[0])
+        for name in facts.redirects:
+            key = _same(name)
+            built = next(
+                (g for g in generated if key == _same(g) or key.startswith(_same(g) + "/")), None
+            )
+            if key == own:
+                message = say("redirect_self", name=name)
+            elif key in post_docnames:
+                message = say("redirect_taken", name=name, what=post_docnames[key])
+            elif key in pages:
+                message = say("redirect_taken", name=name, what=f"the page {pages[key]}")
+            elif built is not None:
+                message = say(
+                    "redirect_built", name=name, what=f"{built}/…" if key != _same(built) else built
+                )
+            elif key in claimed:
+                message = say("redirect_twice", name=name, where=claimed[key])
+            else:
+                claimed[key] = f"{path}:{facts.redirect_line}"
+                continue
+            report(path, facts.redirect_line, message, "redirect", name)
+
+
+def unicode_names(paths: Iterable[str]) -> Problems:
+    """Files whose names are not in Unicode NFC form (``é`` written as ``e`` and an accent).
+
+    Sphinx names documents in NFC and opens a file by that name, so on Linux it never reads
+    such a file (it reads the NFC one when both exist), and macOS stores the two names as one
+    file. Each is reported at its line 1.
+    """
+    paths = set(paths)
+    problems: Problems = {}
+    for path in sorted(paths):
+        nfc = unicodedata.normalize("NFC", path)
+        if nfc == path:
+            continue
+        message = say("unicode_name", other=nfc) if nfc in paths else say("not_nfc")
+        problems[path] = [Problem(1, message)]
+    return problems
 
 
 def link_docname(target: str, path: str) -> str | None:

@@ -8,13 +8,15 @@ as ablog finds them.
 from __future__ import annotations
 
 import os
+import posixpath
 from dataclasses import dataclass
 from datetime import date
 from glob import glob
 from pathlib import Path
 
-from ..checks.frontmatter import PostFacts, Problem, Rules, check_post
-from ..checks.sitechecks import DOC_SUFFIXES, check_site
+from ..checks.frontmatter import PostFacts, Problem, Rules, check_post, decode_source
+from ..checks.messages import say
+from ..checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from ..config import KbConfig
 
 DEFAULT_PATTERN = "posts/**/*.md"
@@ -48,9 +50,32 @@ class Site:
             Path(match)
             for pattern in patterns
             for match in glob(os.path.join(self.root, pattern), recursive=True)
-            if match.endswith(DOC_SUFFIXES)
+            if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
         }
         return sorted(found)
+
+    def documents(self) -> set[str]:
+        """The docname of every source Sphinx reads, found as Sphinx finds them."""
+        from sphinx.project import EXCLUDE_PATHS
+        from sphinx.util.matching import get_matching_files
+
+        conf = self.conf
+        excluded = [
+            *conf.get("exclude_patterns", []),
+            *conf.get("templates_path", []),
+            *conf.get("html_static_path", []),
+            *conf.get("html_extra_path", []),
+            *EXCLUDE_PATHS,
+        ]
+        suffixes = (".md", ".rst")
+        if {"myst_nb", "nbsphinx"} & set(conf.get("extensions", [])):
+            suffixes += (".ipynb",)
+        included = conf.get("include_patterns", ["**"])
+        return {
+            posixpath.splitext(name)[0]
+            for name in get_matching_files(self.root, included, excluded)
+            if name.endswith(suffixes)
+        }
 
     def relpath(self, path: Path) -> str:
         """A path relative to the site root, as messages and links name it."""
@@ -105,15 +130,32 @@ def check_files(
     everything = {site.relpath(path): path for path in (*site.post_paths(), *targets, *drafts)}
     facts: dict[str, PostFacts] = {}
     found: list[tuple[str, Problem]] = []
+    # A name that is not NFC is never read by Sphinx: reported, and not checked further.
+    unicode = unicode_names(everything)
     for relpath, path in everything.items():
-        try:
-            text = drafts[path] if path in drafts else path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
-            found.append((relpath, Problem(1, f"cannot read this file ({error})")))
+        if relpath in unicode:
+            found += [(relpath, problem) for problem in unicode[relpath]]
             continue
+        try:
+            data = drafts[path].encode("utf-8") if path in drafts else path.read_bytes()
+        except OSError as error:
+            found.append((relpath, Problem(1, say("cannot_read", error=error.strerror or error))))
+            continue
+        text, unreadable = decode_source(data)
+        if unreadable:
+            found += [(relpath, problem) for problem in unreadable]
+            continue
+        # Universal newlines, as Sphinx reads a source: a lone CR ends a line too.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
         facts[relpath], problems = check_post(text, rules)
         found += [(relpath, problem) for problem in problems]
-    across = check_site(facts, exists=site.exists, blog_path=site.conf.get("blog_path", "blog"))
+    across = check_site(
+        facts,
+        exists=site.exists,
+        blog_path=site.conf.get("blog_path", "blog"),
+        documents=site.documents(),
+        generated=(site.conf.get("notfound_pagename", "404"),),
+    )
     found += [(relpath, problem) for relpath, problems in across.items() for problem in problems]
     found = [(relpath, problem) for relpath, problem in found if relpath in wanted]
     return sorted(found, key=lambda item: (item[0], item[1].line))
