@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from glob import glob
@@ -132,9 +133,13 @@ def check_files(
     found: list[tuple[str, Problem]] = []
     # A name that is not NFC is never read by Sphinx: reported, and not checked further.
     unicode = unicode_names(everything)
+    unread: set[str] = set()  # docnames the build leaves out, as it does
     for relpath, path in everything.items():
         if relpath in unicode:
             found += [(relpath, problem) for problem in unicode[relpath]]
+            nfc = unicodedata.normalize("NFC", relpath)
+            if nfc not in everything:
+                unread.add(posixpath.splitext(nfc)[0])
             continue
         try:
             data = drafts[path].encode("utf-8") if path in drafts else path.read_bytes()
@@ -144,6 +149,7 @@ def check_files(
         text, unreadable = decode_source(data)
         if unreadable:
             found += [(relpath, problem) for problem in unreadable]
+            unread.add(posixpath.splitext(relpath)[0])
             continue
         # Universal newlines, as Sphinx reads a source: a lone CR ends a line too.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -153,7 +159,7 @@ def check_files(
         facts,
         exists=site.exists,
         blog_path=site.conf.get("blog_path", "blog"),
-        documents=site.documents(),
+        documents=site.documents() - unread,
         generated=(site.conf.get("notfound_pagename", "404"),),
     )
     found += [(relpath, problem) for relpath, problems in across.items() for problem in problems]

@@ -59,6 +59,22 @@ def redirect_pages(env) -> set[str]:
     }
 
 
+def posts_with_redirects(env) -> list[str]:
+    """Docnames of the posts ablog will write redirect pages for."""
+    posts = getattr(env, "ablog_posts", {})
+    return sorted(name for name, infos in posts.items() if any(i.get("redirect") for i in infos))
+
+
+def keep_redirects(env, docname: str, allowed: set[str]) -> None:
+    """Let ablog write redirect pages for ``docname`` at the ``allowed`` old addresses only.
+
+    In place: ablog's ``Post`` objects share these lists."""
+    for info in getattr(env, "ablog_posts", {}).get(docname, ()):
+        names = info.get("redirect")
+        if names:
+            names[:] = [name for name in names if name in allowed]
+
+
 # -- Events --------------------------------------------------------------------------------------
 
 
