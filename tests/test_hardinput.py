@@ -9,7 +9,10 @@ Both runs use tests/roots/test-hardinput/, plus two posts a repository should no
 from __future__ import annotations
 
 import io
+import os
 import shutil
+import subprocess
+import sys
 import unicodedata
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -33,6 +36,8 @@ from kb.checks.frontmatter import (
 from kb.checks.sitechecks import unicode_names
 
 HARD = ROOTS / "test-hardinput"
+SRC = Path(__file__).parent.parent / "src"
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
 TODAY = datetime.now(UTC).date().isoformat()
 LATIN = "posts/2025/not-utf8.md"
 NFD = unicodedata.normalize("NFD", "posts/2025/crème.md")
@@ -60,6 +65,10 @@ def _redirect(name: str, reason: str, instead: str) -> str:
 
 
 EXAMPLE = "posts/2025/old-slug"
+LINK_GONE = (
+    "links to /posts/2025/tiling-basics.md, which does not exist: fix the path; a path starting "
+    "with / starts at the site root"
+)
 NO_NAME = "has no letters or digits, so its page would have no name: spell it out"
 
 #: Every error of the site: (file, line, message), exactly as `kb check` prints them and as the
@@ -300,6 +309,15 @@ def test_check_touches_no_source(checked):
     assert before == after
 
 
+def test_check_of_one_file_that_is_not_utf8(tmp_path):
+    root = make_site(tmp_path)
+    assert run_check(root, LATIN) == (
+        1,
+        [e for e in ERRORS if e[0] == LATIN],
+        "kb check: 1 post(s), 1 error(s)\n",
+    )
+
+
 def test_future_update_alone_passes_unless_strict(tmp_path):
     root = make_site(tmp_path)
     path = "posts/2025/updated-future.md"
@@ -385,6 +403,19 @@ def test_build_trusts_no_update_after_today(built):
     assert (entry.published[:10], entry.updated[:10]) == ("2025-03-01", "2025-03-01")
 
 
+def test_sphinx_build_fails_without_a_traceback(tmp_path):
+    root = make_site(tmp_path)
+    before = snapshot(root)
+    command = [sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html", "."]
+    result = subprocess.run(
+        [*command, "_build/html"], cwd=root, env=ENV, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and "Exception occurred" not in result.stderr
+    assert f"{root / LATIN}:1: WARNING: {ERRORS[6][2]} [kb.frontmatter]" in result.stderr
+    assert snapshot(root) == before
+
+
 def test_build_keeps_failing_until_fixed(tmp_path):
     # A problem between posts and a file Sphinx cannot read fail every build, not only the
     # one that read them; and an incremental build writes no redirect over a page either.
@@ -412,6 +443,45 @@ def test_build_keeps_failing_until_fixed(tmp_path):
         assert set(warnings) == expected, attempt
         page = Path(app.outdir) / "posts/2025/tiling-basics.html"
         assert _refresh_target(page) is None, attempt
+
+
+def test_a_post_saved_in_another_encoding_leaves_the_site(tmp_path):
+    # What an earlier build read of it is forgotten: no stale copy in the listings.
+    root = tmp_path / "site"
+    shutil.copytree(GOOD, root)
+    app, warnings = build(root)
+    assert warnings == []
+
+    def listed() -> list[str]:
+        page = BeautifulSoup((Path(app.outdir) / "blog.html").read_text(encoding="utf-8"), "lxml")
+        return sorted(a.get_text(strip=True) for a in page.select(".kb-entry-title a"))
+
+    assert "Tiling basics" in listed()
+    path = root / "posts/2025/tiling-basics.md"
+    text = path.read_text(encoding="utf-8").replace("one per thread block", "one per bloc ÿ")
+    path.write_bytes(text.encode("latin-1"))
+    app, warnings = build(root)
+    assert warnings == [
+        (
+            "posts/2025/tiling-basics.md",
+            1,
+            "this file is not UTF-8 text (byte 0xFF on line 14 is not UTF-8): save it as UTF-8 "
+            "(in most editors: Save with Encoding, UTF-8)",
+            "kb.frontmatter",
+        ),
+        # The post linking to it now links to nothing; kb check says so too.
+        (
+            "posts/2025/pipelining.md",
+            13,
+            "Unknown source document 'posts/2025/tiling-basics'",
+            "myst.xref_missing",
+        ),
+    ]
+    assert listed() == ["Notes on FP8 training", "Pipelining loads and math"]
+    assert run_check(root)[1] == [
+        ("posts/2025/pipelining.md", 13, LINK_GONE),
+        ("posts/2025/tiling-basics.md", 1, warnings[0][2]),
+    ]
 
 
 # -- Two names for one post ----------------------------------------------------------------------

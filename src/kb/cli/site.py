@@ -157,7 +157,7 @@ def check_files(
         found += [(relpath, problem) for problem in problems]
     across = check_site(
         facts,
-        exists=site.exists,
+        exists=lambda docname: docname not in unread and site.exists(docname),
         blog_path=site.conf.get("blog_path", "blog"),
         documents=site.documents() - unread,
         generated=(site.conf.get("notfound_pagename", "404"),),

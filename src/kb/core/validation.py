@@ -129,9 +129,12 @@ def _before_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> Non
             _, problems = decode_source(path.read_bytes())
         for problem in problems:
             _warn(problem, docname)
-        # Unread, it stays out of this build (no page is written for it, none is removed); the
-        # next build finds it again, and says so again.
+        # Unread, it stays out of this build: what an earlier build read of it is forgotten, as
+        # for a deleted file, and no page is written for it. The next build finds it again,
+        # and says so again.
         docnames.remove(docname)
+        app.emit("env-purge-doc", env, docname)
+        env.clear_doc(docname)
         env.found_docs.discard(docname)
 
 
