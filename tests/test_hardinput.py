@@ -612,6 +612,9 @@ def test_what_myst_cannot_read():
 def test_empty_front_matter_is_no_date():
     _, problems = check_post("---\n---\n\n# T\n\nText.\n", RULES)
     assert [(p.line, p.message.split(":")[0]) for p in problems] == [(1, "no date")]
+    _, problems = check_post("---\n---\n\nNo title.\n", RULES)
+    found = [(p.line, p.message.split(":")[0]) for p in problems]
+    assert found == [(1, "no date"), (3, "no title")]
 
 
 def test_unicode_names():

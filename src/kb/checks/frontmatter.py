@@ -193,14 +193,15 @@ def _parse_yaml(
 def check_post(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
     """Check one post's source: what the checks across posts need, and the problems found."""
     fields, body_line, problems = read_front_matter(text)
+    unreadable = bool(problems) and not fields  # no front matter, or none that YAML can read
     body = read_body(text, body_line)
     facts = PostFacts(title=body.title, title_line=body.title_line or body_line, links=body.links)
     if not body.title:
         problems.append(Problem(body_line, say("no_title")))
     elif "description" not in fields and not body.has_paragraph:
         problems.append(Problem(body.title_line, say("no_excerpt")))
-    if not fields and problems:
-        return facts, problems  # no front matter, or none that YAML can read
+    if unreadable:
+        return facts, problems
     for key, item in fields.items():
         if item.error and key not in ("date", "updated"):
             # A value YAML cannot build (say `!!binary x`): MyST drops the whole front matter.
