@@ -24,6 +24,7 @@ from authoring import BAD, GOOD, build, run_check, snapshot
 from bs4 import BeautifulSoup
 
 from kb.cli import main
+from kb.cli.main import slug_for
 from kb.site import check_files, open_site
 
 SRC = Path(__file__).parent.parent / "src"
@@ -167,6 +168,28 @@ REFUSALS = {
         ["???", "--category", "Article"],
         'the title "???" has no letters or digits to make a file name from',
     ),  # fmt: skip
+    "line break in title": (
+        ["Title\n---\nblogpost: false", "--category", "Article"],
+        "the title contains a line break: write it on one line",
+    ),
+    "control character in description": (
+        ["Title", "--category", "Article", "--description", "One\x1b[2J sentence."],
+        "--description contains the control character U+001B: remove it (a tab too: use spaces)",
+    ),
+    "tab in a tag": (
+        ["Title", "--category", "Article", "--tag", "fp8\tgemm"],
+        "--tag 'fp8\\tgemm' contains the control character U+0009: remove it (a tab too: use "
+        "spaces)",
+    ),
+    "line break in series": (
+        ["Title", "--category", "Article", "--series", "A\u2028B"],
+        "--series contains a line break: write it on one line",
+    ),
+    "series without a name": (
+        ["Title", "--category", "Article", "--series", "+++"],
+        'series "+++" has no letters or digits, so its page would have no name: spell it out, '
+        "e.g. `series: CUTLASS GEMM tutorial`",
+    ),
 }
 
 
@@ -175,6 +198,83 @@ def test_new_refuses_with_a_reason_and_writes_nothing(site, args, message):
     before = snapshot(site)
     assert kb(site, "new", *args) == (2, "", f"kb new: {message}\n")
     assert snapshot(site) == before
+
+
+def test_new_cuts_a_long_title_at_a_hyphen(site):
+    title = "Word " * 100 + "end"  # 503 characters: a file name the system would refuse
+    status, out, err = kb(site, "new", title, "--category", "Article", "--date", "2025-05-05")
+    slug = "-".join(["word"] * 16)  # 79 characters: the last "word" before 80
+    assert (status, out, err) == (0, f"posts/2025/{slug}.md\n", "")
+    assert f"\n# {title}\n" in (site / out.strip()).read_text(encoding="utf-8")
+
+
+def test_slugs_stop_at_80_characters():
+    assert slug_for("x" * 79 + " yy") == "x" * 79
+    assert slug_for("x" * 100) == "x" * 80
+    assert slug_for("Tiling basics") == "tiling-basics"
+
+
+def test_new_never_writes_through_a_link(site):
+    link = site / "posts/2025/dangling.md"
+    link.symlink_to(site / "elsewhere/missing.md")
+    before = snapshot(site)
+    assert kb(site, "new", "Dangling", "--category", "Article", "--date", "2025-01-01") == (
+        2,
+        "",
+        f"kb new: posts/2025/dangling.md is a broken symbolic link (to {site}/elsewhere/"
+        "missing.md); kb new never writes through a link: remove the link, or choose another "
+        "title\n",
+    )
+    assert not (site / "elsewhere").exists()
+    assert link.is_symlink() and snapshot(site) == before
+    link.unlink()
+    link.symlink_to(site / "posts/2025/tiling-basics.md")
+    status, _, err = kb(site, "new", "Dangling", "--category", "Article", "--date", "2025-01-01")
+    assert status == 2
+    assert err.split(" (to ")[0] == "kb new: posts/2025/dangling.md is a symbolic link"
+
+
+@pytest.mark.parametrize("folder", ["posts/2024", "posts"])
+def test_new_refuses_a_file_where_its_folder_goes(site, folder):
+    if folder == "posts":
+        shutil.rmtree(site / "posts")
+    (site / folder).write_text("not a folder\n", encoding="utf-8")
+    before = snapshot(site)
+    assert kb(site, "new", "Year", "--category", "Article", "--date", "2024-01-01") == (
+        2,
+        "",
+        f"kb new: {folder} is a file, not a folder: kb new writes posts into posts/<year>/; move "
+        "that file away\n",
+    )
+    assert snapshot(site) == before
+
+
+def test_new_refuses_what_it_cannot_write(site, monkeypatch):
+    folder = site / "posts/2023"
+    folder.mkdir()
+    folder.chmod(0o555)
+    if os.geteuid() == 0:
+        # root writes into a read-only folder anyway: the system's refusal is simulated.
+        real_open = os.open
+
+        def refusing_open(path, *args, **kwargs):
+            if Path(path).parent == folder:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_open(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, "open", refusing_open)
+    try:
+        result = kb(site, "new", "Read only", "--category", "Article", "--date", "2023-01-01")
+    finally:
+        monkeypatch.undo()
+        folder.chmod(0o755)
+    assert result == (
+        2,
+        "",
+        "kb new: cannot write posts/2023/read-only.md: Permission denied; make posts/2023 "
+        "writable, or write elsewhere\n",
+    )
+    assert list(folder.iterdir()) == []
 
 
 # -- kb check -----------------------------------------------------------------------------------

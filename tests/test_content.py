@@ -479,3 +479,22 @@ def test_what_counts_as_figures():
     chart = example("posts/2026/a", "2026-01-01", "```{benchmark} data/x.csv\n:y: v\n```\n")
     assert has_figures(table) and has_figures(quoted) and has_figures(chart)
     assert not has_figures(words) and not has_figures(unsourced)
+
+
+def control_characters(text: str) -> list[str]:
+    """Control characters other than line ends: a "\\t" or "\\f" that a script wrote into a
+    post as a tab or form feed, where TeX wanted ``\\text`` or ``\\frac``."""
+    return [
+        f"line {text.count(chr(10), 0, i) + 1}: {ch!r}"
+        for i, ch in enumerate(text)
+        if ord(ch) < 32 and ch not in "\n\r"
+    ]
+
+
+def test_control_characters_are_found():
+    assert control_characters("$1/n_{\text{active}}$\nok\n") == ["line 1: '\\t'"]
+
+
+@pytest.mark.parametrize("path", sorted(POSTS_DIR.rglob("*.md")), ids=lambda p: p.name)
+def test_posts_hold_no_control_characters(path):
+    assert control_characters(path.read_text(encoding="utf-8")) == []

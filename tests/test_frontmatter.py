@@ -224,9 +224,8 @@ SCHEDULED = (
     f"scheduled: dated 2099-01-01, after today ({TODAY}); it stays off the site until then",
 )
 #: What MyST, docutils and Sphinx themselves add to the build's warnings on the same posts.
+#: (Not MyST's "Malformed YAML" at line 1: a post's unreadable front matter reaches MyST as {}.)
 OTHER_BUILD_WARNINGS = {
-    ("posts/2025/date-impossible.md", 1, "Malformed YAML", "myst.topmatter"),
-    ("posts/2025/yaml-invalid.md", 1, "Malformed YAML", "myst.topmatter"),
     (
         "posts/2025/front-matter-unclosed.md",
         1,

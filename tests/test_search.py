@@ -349,3 +349,40 @@ def test_records_of_deleted_posts_are_removed(make_app, rootdir, tmp_path):
     left = {str(p.relative_to(records).with_suffix("")) for p in records.rglob("*") if p.is_file()}
     assert left == SEARCHABLE - {"posts/sync-basics"}
     assert "/posts/sync-basics.html" not in fragments(srcdir / "_build" / "html")
+
+
+def test_the_bundle_is_the_same_bytes_whatever_order_pagefind_wrote_its_filters(
+    make_app, rootdir, tmp_path
+):
+    """Pagefind writes its category filter in hash-map order (Pagefind/pagefind#638): kb puts
+    it in a stable order, so the same pages always give the same bundle."""
+    from kb.search import canonical
+
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    make_app("html", srcdir=srcdir).build()
+    bundle = srcdir / "_build" / "html" / "pagefind"
+    before = {p.relative_to(bundle): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+
+    # The order Pagefind may write on another run: the filter's values reversed.
+    entry = json.loads((bundle / "pagefind-entry.json").read_text())
+    meta_hash = entry["languages"]["en"]["hash"]
+    meta = canonical.read_file(bundle / f"pagefind.{meta_hash}.pf_meta")
+    ((name, filter_hash),) = meta[canonical.META_FILTERS]
+    values = canonical.read_file(bundle / "filter" / f"{filter_hash}.pf_filter")
+    assert [v[0] for v in values[1]] == ["Article", "Benchmarks"]
+    (bundle / "filter" / f"{filter_hash}.pf_filter").unlink()
+    shuffled = canonical.write_file(
+        bundle / "filter", "en", ".pf_filter", [name, values[1][::-1]], 7
+    )
+    meta[canonical.META_FILTERS][0][1] = shuffled
+    (bundle / f"pagefind.{meta_hash}.pf_meta").unlink()
+    entry["languages"]["en"]["hash"] = canonical.write_file(
+        bundle, "pagefind.en", ".pf_meta", meta, 10
+    ).removeprefix("pagefind.")
+    (bundle / "pagefind-entry.json").write_text(json.dumps(entry))
+    assert {p.relative_to(bundle) for p in bundle.rglob("*") if p.is_file()} != set(before)
+
+    canonical.canonicalize(bundle)
+    after = {p.relative_to(bundle): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    assert after == before

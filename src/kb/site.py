@@ -8,13 +8,16 @@ as ablog finds them.
 from __future__ import annotations
 
 import os
+import posixpath
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from glob import glob
 from pathlib import Path
 
-from .checks.frontmatter import PostFacts, Problem, Rules, check_post
-from .checks.sitechecks import DOC_SUFFIXES, check_site
+from .checks.frontmatter import PostFacts, Problem, Rules, check_post, decode_source
+from .checks.messages import say
+from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from .config import KbConfig
 
 DEFAULT_PATTERN = "posts/**/*.md"
@@ -48,9 +51,32 @@ class Site:
             Path(match)
             for pattern in patterns
             for match in glob(os.path.join(self.root, pattern), recursive=True)
-            if match.endswith(DOC_SUFFIXES)
+            if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
         }
         return sorted(found)
+
+    def documents(self) -> set[str]:
+        """The docname of every source Sphinx reads, found as Sphinx finds them."""
+        from sphinx.project import EXCLUDE_PATHS
+        from sphinx.util.matching import get_matching_files
+
+        conf = self.conf
+        excluded = [
+            *conf.get("exclude_patterns", []),
+            *conf.get("templates_path", []),
+            *conf.get("html_static_path", []),
+            *conf.get("html_extra_path", []),
+            *EXCLUDE_PATHS,
+        ]
+        suffixes = (".md", ".rst")
+        if {"myst_nb", "nbsphinx"} & set(conf.get("extensions", [])):
+            suffixes += (".ipynb",)
+        included = conf.get("include_patterns", ["**"])
+        return {
+            posixpath.splitext(name)[0]
+            for name in get_matching_files(self.root, included, excluded)
+            if name.endswith(suffixes)
+        }
 
     def relpath(self, path: Path) -> str:
         """A path relative to the site root, as messages and links name it."""
@@ -92,6 +118,17 @@ def load_conf(root: Path) -> dict:
         raise SiteError(f"{root / 'conf.py'}: {error}") from error
 
 
+def scheduled_posts(facts: dict[str, PostFacts], today: date | None) -> dict[str, str]:
+    """Docname -> day of the posts dated after ``today`` (none when ``today`` is None)."""
+    if today is None:
+        return {}
+    return {
+        posixpath.splitext(relpath)[0]: post.date
+        for relpath, post in facts.items()
+        if post.date and date.fromisoformat(post.date) > today
+    }
+
+
 def check_files(
     site: Site, targets: list[Path], today: date | None, drafts: dict[Path, str] | None = None
 ) -> list[tuple[str, Problem]]:
@@ -105,15 +142,39 @@ def check_files(
     everything = {site.relpath(path): path for path in (*site.post_paths(), *targets, *drafts)}
     facts: dict[str, PostFacts] = {}
     found: list[tuple[str, Problem]] = []
+    # A name that is not NFC is never read by Sphinx: reported, and not checked further.
+    unicode = unicode_names(everything)
+    unread: set[str] = set()  # docnames the build leaves out, as it does
     for relpath, path in everything.items():
-        try:
-            text = drafts[path] if path in drafts else path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
-            found.append((relpath, Problem(1, f"cannot read this file ({error})")))
+        if relpath in unicode:
+            found += [(relpath, problem) for problem in unicode[relpath]]
+            nfc = unicodedata.normalize("NFC", relpath)
+            if nfc not in everything:
+                unread.add(posixpath.splitext(nfc)[0])
             continue
+        try:
+            data = drafts[path].encode("utf-8") if path in drafts else path.read_bytes()
+        except OSError as error:
+            found.append((relpath, Problem(1, say("cannot_read", error=error.strerror or error))))
+            continue
+        text, unreadable = decode_source(data)
+        if unreadable:
+            found += [(relpath, problem) for problem in unreadable]
+            unread.add(posixpath.splitext(relpath)[0])
+            continue
+        # Universal newlines, as Sphinx reads a source: a lone CR ends a line too.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
         facts[relpath], problems = check_post(text, rules)
         found += [(relpath, problem) for problem in problems]
-    across = check_site(facts, exists=site.exists, blog_path=site.conf.get("blog_path", "blog"))
+    scheduled = scheduled_posts(facts, today)  # the build leaves them out, as here
+    across = check_site(
+        facts,
+        exists=lambda docname: docname not in unread and site.exists(docname),
+        blog_path=site.conf.get("blog_path", "blog"),
+        documents=site.documents() - unread - set(scheduled),
+        generated=(site.conf.get("notfound_pagename", "404"),),
+        scheduled=scheduled,
+    )
     found += [(relpath, problem) for relpath, problems in across.items() for problem in problems]
     found = [(relpath, problem) for relpath, problem in found if relpath in wanted]
     return sorted(found, key=lambda item: (item[0], item[1].line))

@@ -8,11 +8,19 @@ from __future__ import annotations
 
 MESSAGES = {
     # Reading the file
+    "cannot_read": "cannot read this file ({error})",
+    "not_nfc": "this file name is not in Unicode NFC form (an accented letter is written as a "
+    "letter and an accent): Sphinx looks for the NFC name and never reads this file; rename it, "
+    "typing the accented letters again",
+    "not_utf8": "this file is not UTF-8 text (byte {byte} on line {line} is not UTF-8): save it "
+    "as UTF-8 (in most editors: Save with Encoding, UTF-8)",
     "no_front_matter": "no front matter: a post starts with a line `---`, then `blogpost: true`, "
     "`date: YYYY-MM-DD` and the other keys, then `---` (kb new writes one)",
     "unclosed": "the front matter is never closed: add a line `---` after its last key",
     "bad_yaml": "the front matter is not valid YAML ({problem}): write one `key: value` per line, "
     'and quote a value that contains a colon, e.g. `description: "Part 2: the mainloop"`',
+    "yaml_tab": "a tab in the front matter, which YAML as MyST reads it does not accept: replace "
+    "the tab with spaces",
     "not_mapping": "the front matter must be `key: value` lines",
     "twice": "`{key}` is given twice (lines {first} and {line}); YAML keeps only the last: "
     "delete one",
@@ -30,6 +38,12 @@ MESSAGES = {
     "zone": "{key} {shown} has a time zone, which crashes ablog: dates are UTC and carry no "
     "zone, write `{key}: {day}`",
     "not_a_date": '{key} "{shown}" is not a date: write it as YYYY-MM-DD, e.g. `{key}: 2025-03-14`',
+    "not_a_time": "{key} {shown} is not a real time of day ({reason}): hours go from 0 to 23, "
+    "minutes and seconds from 0 to 59; write e.g. `{key}: {day} 09:30`, or only the day",
+    "updated_early": "updated {shown} is before the post's date {day}: write the day of the "
+    "last real change, on or after {day}, or remove the line",
+    "updated_future": "updated {shown} is after today ({today}): the site ignores it until then, "
+    "and the post keeps its last real date; write the day of the last change",
     "scheduled": "scheduled: dated {day}, after today ({today}); it stays off the site until then",
     # Categories and authors: comma strings for ablog
     "yaml_list": "`{key}` is a YAML list, which ablog turns into one bogus {key} named {shown}: "
@@ -51,9 +65,28 @@ MESSAGES = {
     "tags as one comma-separated string",
     "tag_no_slug": 'tag "{tag}" has no letters or digits, so its page would have no name: '
     "spell it out (e.g. `cpp` for C++)",
+    "series_no_slug": 'series "{series}" has no letters or digits, so its page would have no '
+    "name: spell it out, e.g. `series: CUTLASS GEMM tutorial`",
     # Other keys
     "external_link": 'external_link "{shown}" is not an http(s) URL: write the full address, '
     "e.g. `external_link: https://example.org/article`",
+    "external_spaces": 'external_link "{shown}" has spaces around the address, which would go '
+    "into the feeds: remove the spaces, `external_link: {stripped}`",
+    # Redirects: ablog writes a page at each old address
+    "redirect_not_text": "`redirect` must be the old address as text, several separated by "
+    "commas: write `redirect: posts/2025/old-slug`",
+    "redirect_empty": "`redirect` is empty: write the post's old address, e.g. "
+    "`redirect: posts/2025/old-slug`, or remove the line",
+    "redirect_bad": 'redirect "{name}" {reason}: write the old address from the site root, '
+    "without .html, e.g. `redirect: {instead}`",
+    "redirect_taken": 'redirect "{name}" is the address of {what}: a redirect page there would '
+    'replace it; remove "{name}" from `redirect`',
+    "redirect_built": 'redirect "{name}" is an address the build writes itself ({what}): '
+    'remove "{name}" from `redirect`',
+    "redirect_self": 'redirect "{name}" is this post\'s own address: its page would refresh to '
+    'itself forever; remove "{name}" from `redirect`',
+    "redirect_twice": 'redirect "{name}" is also a redirect of {where}: one old address can lead '
+    'to one post only; remove "{name}" from one of them',
     "empty_description": "`description` is empty: write one or two sentences for listings and "
     "feeds, or remove the line to use the first paragraph",
     "description_not_text": '`description` must be text: write `description: "One or two '
@@ -74,6 +107,13 @@ MESSAGES = {
     "same_title": 'the title "{title}" is also the title of {where}: readers cannot tell the two '
     "apart; make this one distinct",
     "same_part": 'part {part} of series "{series}" is also {where}: give each part its own number',
+    "series_slug": 'series "{series}" and series "{other}" ({where}) both get the page {page}, '
+    'so they become one series: write "{other}" if they mean the same, or rename this one',
+    "unicode_name": "this file name differs from {other} only in how its accented letters are "
+    "written (Unicode NFD, not NFC): Sphinx reads only {other}, and on macOS the two are one "
+    "file; delete this one, or rename it",
+    "draft_link": "links to {shown}, a draft dated {day}: it is not on the site until then, so "
+    "the link would be broken; add the link once that post is out, or date this post later",
     "missing_link": "links to {shown}, which does not exist{hint}: fix the path; a path starting "
     "with / starts at the site root",
 }

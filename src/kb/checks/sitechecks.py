@@ -1,17 +1,18 @@
 """Checks across posts: what no single file can show wrong on its own.
 
-Slug collisions (two posts, or two tag spellings, that end up at one page), duplicate titles,
-a series part used twice, and links to posts that do not exist. Pure functions over the
-:class:`~kb.checks.frontmatter.PostFacts` of every post, keyed by path relative to the site root
-(``posts/2025/x.md``). Of two clashing posts the older keeps its claim (then the first by
-path), and the other is told what to change.
+Slug collisions (two posts, two tag spellings or two series names that end up at one page),
+duplicate titles, a series part used twice, redirects that would replace a page, and links to
+posts that do not exist. Pure functions over the :class:`~kb.checks.frontmatter.PostFacts` of every
+post, keyed by path relative to the site root (``posts/2025/x.md``). Of two clashing posts the
+older keeps its claim (then the first by path), and the other is told what to change.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Mapping
 from difflib import get_close_matches
 from urllib.parse import unquote
 
@@ -25,24 +26,42 @@ DOC_SUFFIXES = (".md", ".rst", ".ipynb")
 
 Problems = dict[str, list[Problem]]
 
+#: Pages and folders the build writes besides the blog's archives (``blog_path``): a redirect
+#: there would replace them.
+GENERATED = ("feeds", "search", "genindex", "py-modindex", "_static", "_images", "_downloads")
+GENERATED += ("_sources", "pagefind")
+
 
 def check_site(
     posts: Mapping[str, PostFacts],
     exists: Callable[[str], bool] | None = None,
     blog_path: str = "blog",
+    documents: Collection[str] = (),
+    generated: Iterable[str] = ("404",),
+    scheduled: Mapping[str, str] | None = None,
 ) -> Problems:
-    """Problems between posts, by path. ``exists(docname)`` enables the link check."""
+    """Problems between posts, by path. ``exists(docname)`` enables the link check.
+
+    ``scheduled`` maps each draft's docname to its day: a link to a draft is an error (it
+    breaks until that day) even where missing documents are left to Sphinx (no ``exists``).
+
+    ``documents`` are the docnames of every source the site has (posts and pages), and
+    ``generated`` the pages the build writes besides ``blog_path`` and :data:`GENERATED`
+    (the 404 page): a redirect may take none of them.
+    """
     problems: Problems = {}
 
-    def report(path: str, line: int, message: str, key: str = "") -> None:
-        problems.setdefault(path, []).append(Problem(line, message, key))
+    def report(path: str, line: int, message: str, key: str = "", subject: str = "") -> None:
+        problems.setdefault(path, []).append(Problem(line, message, key, subject=subject))
 
     _check_post_slugs(posts, report)
     _check_tag_slugs(posts, report, blog_path)
+    _check_series_slugs(posts, report, blog_path)
     _check_titles(posts, report)
     _check_series_parts(posts, report)
-    if exists is not None:
-        _check_links(posts, exists, report)
+    _check_redirects(posts, report, documents, (blog_path, *GENERATED, *generated))
+    if exists is not None or scheduled:
+        _check_links(posts, exists, scheduled or {}, report)
     for found in problems.values():
         found.sort(key=lambda p: p.line)
     return problems
@@ -88,6 +107,21 @@ def _check_tag_slugs(posts, report, blog_path: str) -> None:
             report(path, line, message, "tags")
 
 
+def _check_series_slugs(posts, report, blog_path: str) -> None:
+    """Series names that differ only in case or punctuation share one page and one feed."""
+
+    def claims(path, facts):
+        return [(slugify(facts.series), facts.series_line, facts.series)] if facts.series else []
+
+    for path, line, (where, first_line, name) in _clashes(posts, claims):
+        page = f"{blog_path}/series/{slugify(name)}"
+        message = say(
+            "series_slug", series=posts[path].series, other=name, where=f"{where}:{first_line}",
+            page=page,
+        )  # fmt: skip
+        report(path, line, message, "series")
+
+
 def _check_titles(posts, report) -> None:
     def claims(path, facts):
         return (
@@ -114,6 +148,62 @@ def _check_series_parts(posts, report) -> None:
         report(path, line, message, "part")
 
 
+def _same(name: str) -> str:
+    """Two addresses that are one file on macOS or Windows: same letters, whatever the case
+    or Unicode normalisation."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def _check_redirects(posts, report, documents: Collection[str], generated: tuple) -> None:
+    """Each old address must be free: no page of the site, no page the build writes, no
+    other redirect, and not the post itself. Checked in date order: the older claim wins."""
+    post_docnames = {_same(posixpath.splitext(path)[0]): path for path in posts}
+    pages = {_same(docname): docname for docname in documents}
+    claimed: dict[str, str] = {}
+    for path in sorted(posts, key=lambda path: (posts[path].date or "9999", path)):
+        facts = posts[path]
+        own = _same(posixpath.splitext(path)[0])
+        for name in facts.redirects:
+            key = _same(name)
+            built = next(
+                (g for g in generated if key == _same(g) or key.startswith(_same(g) + "/")), None
+            )
+            if key == own:
+                message = say("redirect_self", name=name)
+            elif key in post_docnames:
+                message = say("redirect_taken", name=name, what=post_docnames[key])
+            elif key in pages:
+                message = say("redirect_taken", name=name, what=f"the page {pages[key]}")
+            elif built is not None:
+                message = say(
+                    "redirect_built", name=name, what=f"{built}/…" if key != _same(built) else built
+                )
+            elif key in claimed:
+                message = say("redirect_twice", name=name, where=claimed[key])
+            else:
+                claimed[key] = f"{path}:{facts.redirect_line}"
+                continue
+            report(path, facts.redirect_line, message, "redirect", name)
+
+
+def unicode_names(paths: Iterable[str]) -> Problems:
+    """Files whose names are not in Unicode NFC form (``é`` written as ``e`` and an accent).
+
+    Sphinx names documents in NFC and opens a file by that name, so on Linux it never reads
+    such a file (it reads the NFC one when both exist), and macOS stores the two names as one
+    file. Each is reported at its line 1.
+    """
+    paths = set(paths)
+    problems: Problems = {}
+    for path in sorted(paths):
+        nfc = unicodedata.normalize("NFC", path)
+        if nfc == path:
+            continue
+        message = say("unicode_name", other=nfc) if nfc in paths else say("not_nfc")
+        problems[path] = [Problem(1, message)]
+    return problems
+
+
 def link_docname(target: str, path: str) -> str | None:
     """The document a link in ``path`` points to, or None when it is not a link to a page."""
     if target.startswith("{doc}"):
@@ -130,14 +220,20 @@ def link_docname(target: str, path: str) -> str | None:
     return posixpath.normpath(posixpath.join(base, name.lstrip("/")))
 
 
-def _check_links(posts, exists, report) -> None:
+def _check_links(posts, exists, scheduled, report) -> None:
     known = {post_slug(path): posixpath.splitext(path)[0] for path in sorted(posts, reverse=True)}
     for path in sorted(posts):
+        linker = posixpath.splitext(path)[0]
         for target, line in posts[path].links:
             docname = link_docname(target, path)
-            if docname is None or exists(docname):
+            if docname is None:
+                continue
+            shown = f"{{doc}}`{target[5:]}`" if target.startswith("{doc}") else target
+            if docname in scheduled and linker not in scheduled:
+                report(path, line, say("draft_link", shown=shown, day=scheduled[docname]))
+                continue
+            if exists is None or docname in scheduled or exists(docname):
                 continue
             guess = get_close_matches(posixpath.basename(docname), known, 1, 0.6)
             hint = f" (did you mean /{known[guess[0]]}.md?)" if guess else ""
-            shown = f"{{doc}}`{target[5:]}`" if target.startswith("{doc}") else target
             report(path, line, say("missing_link", shown=shown, hint=hint))

@@ -9,17 +9,19 @@ when all is well, 1 when ``kb check`` found an error, 2 for a usage error or a r
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
 import sys
 import unicodedata
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 
 import yaml
 
 from .. import importer
+from ..checks.schedule import today
 from ..checks.sitechecks import post_slug
 from ..site import Site, SiteError, check_files, find_site, open_site
 
@@ -31,17 +33,48 @@ class Refusal(Exception):
 
 
 def today_utc() -> date:
-    # Front-matter dates are UTC (conf.py pins the build to UTC), so "today" is UTC's today.
-    return datetime.now(UTC).date()
+    # Front-matter dates are UTC; SOURCE_DATE_EPOCH's day when set, as for the build.
+    return today()
 
 
 # -- kb new ---------------------------------------------------------------------------------
 
 
+#: The longest slug kb new makes from a title: a file name stops at 255 bytes, and a URL
+#: reads better short. A longer one is cut at a hyphen.
+MAX_SLUG = 80
+
+
 def slug_for(title: str) -> str:
     """The file name for a title: ``"FP8 on Hopper: Part 2"`` -> ``fp8-on-hopper-part-2``."""
     ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
+    if len(slug) > MAX_SLUG:
+        cut = slug[: MAX_SLUG + 1]
+        slug = cut[: cut.rfind("-")] if "-" in cut else cut[:MAX_SLUG]
+    return slug.strip("-")
+
+
+def _one_line(label: str, text: str | None) -> None:
+    """Refuse a value with a line break or another control character: it would end up in
+    the front matter as a line of its own (a title with a newline writes `---` into the body)."""
+    for char in text or "":
+        if char in "\n\r\x85\u2028\u2029":
+            raise Refusal(f"{label} contains a line break: write it on one line")
+        if unicodedata.category(char) == "Cc":
+            raise Refusal(
+                f"{label} contains the control character U+{ord(char):04X}: remove it "
+                "(a tab too: use spaces)"
+            )
+
+
+def _check_values(args: argparse.Namespace) -> None:
+    _one_line("the title", args.title)
+    for option in ("category", "tag", "author"):
+        for value in getattr(args, option):
+            _one_line(f"--{option} {value!r}", value)
+    for option in ("description", "series", "part", "external", "date"):
+        _one_line(f"--{option}", getattr(args, option))
 
 
 def _scalar(text: str, flow: bool = False) -> str:
@@ -85,6 +118,7 @@ def render_post(args: argparse.Namespace, day: date, relpath: str) -> str:
 
 
 def cmd_new(args: argparse.Namespace, site: Site) -> int:
+    _check_values(args)
     day = _parse_day(args.date) if args.date else today_utc()
     if args.part and not args.series:
         raise Refusal("--part needs --series NAME: a part is a part of a series")
@@ -92,14 +126,11 @@ def cmd_new(args: argparse.Namespace, site: Site) -> int:
     if not slug:
         raise Refusal(f'the title "{args.title}" has no letters or digits to make a file name from')
     path = site.root / "posts" / str(day.year) / f"{slug}.md"
-    relpath = site.relpath(path)
-    if path.exists():
-        raise Refusal(
-            f"{relpath} already exists and kb new never overwrites: edit that file, "
-            "or choose another title"
-        )
+    relpath = _relpath(site, path)
+    _refuse_what_is_there(site, path)
     # Every post the site finds, and every Markdown file under posts/ (where kb new writes).
-    candidates = sorted({*site.post_paths(), *(site.root / "posts").rglob("*.md")})
+    posts = site.root / "posts"
+    candidates = sorted({*site.post_paths(), *(posts.rglob("*.md") if posts.is_dir() else ())})
     taken = [p for p in candidates if post_slug(site.relpath(p)) == slug]
     if taken:
         raise Refusal(
@@ -111,14 +142,78 @@ def cmd_new(args: argparse.Namespace, site: Site) -> int:
     refusals = [p for _, p in problems if p.is_error and p.key != "description"]
     if refusals:
         raise Refusal("\n".join(p.message for p in refusals))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with open(path, "x", encoding="utf-8") as handle:  # "x": fails rather than overwrite
-            handle.write(text)
-    except FileExistsError as error:
-        raise Refusal(f"{relpath} appeared meanwhile; kb new never overwrites") from error
+    _write_new(site, path, text)
     print(_shown(path))
     return OK
+
+
+def _refuse_what_is_there(site: Site, path: Path) -> None:
+    """Refuse a target that exists in any form: a file, a folder, or a link (even a broken
+    one, which open() would follow and write through)."""
+    relpath = _relpath(site, path)
+    if path.is_symlink():
+        target = os.readlink(path)
+        state = "a symbolic link" if path.exists() else "a broken symbolic link"
+        raise Refusal(
+            f"{relpath} is {state} (to {target}); kb new never writes through a link: "
+            "remove the link, or choose another title"
+        )
+    if path.exists():
+        raise Refusal(
+            f"{relpath} already exists and kb new never overwrites: edit that file, "
+            "or choose another title"
+        )
+    for folder in (path.parent, path.parent.parent):
+        if folder.is_symlink() and not folder.exists():
+            raise Refusal(
+                f"{_relpath(site, folder)} is a broken symbolic link (to {os.readlink(folder)}): "
+                "kb new writes posts into posts/<year>/; remove the link, or make it a folder"
+            )
+        if folder.exists() and not folder.is_dir():
+            raise Refusal(
+                f"{_relpath(site, folder)} is a file, not a folder: kb new writes posts into "
+                "posts/<year>/; move that file away"
+            )
+
+
+def _relpath(site: Site, path: Path) -> str:
+    """``path`` from the site root, its last part as it is (a link is not followed)."""
+    folder = site.relpath(path.parent)
+    return path.name if folder == "." else f"{folder}/{path.name}"
+
+
+def _write_new(site: Site, path: Path, text: str) -> None:
+    """Write a new file, never replacing anything, or refuse with the system's reason."""
+    relpath = _relpath(site, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # O_EXCL: fails if anything is there, a link included, rather than overwrite.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        descriptor = os.open(path, flags, 0o666)
+    except FileExistsError as error:
+        _refuse_what_is_there(site, path)  # says what it is
+        raise Refusal(f"{relpath} appeared meanwhile; kb new never overwrites") from error
+    except OSError as error:
+        raise Refusal(_write_refusal(site, path, error)) from error
+    try:
+        with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as error:
+        path.unlink(missing_ok=True)  # the file kb new just made, never an author's
+        raise Refusal(_write_refusal(site, path, error)) from error
+
+
+def _write_refusal(site: Site, path: Path, error: OSError) -> str:
+    relpath = _relpath(site, path)
+    folder = _relpath(site, path.parent)
+    reason = error.strerror or str(error)
+    if isinstance(error, PermissionError):
+        return f"cannot write {relpath}: {reason}; make {folder} writable, or write elsewhere"
+    if error.errno == errno.ENAMETOOLONG:
+        return f"cannot write {relpath}: the file name is too long; choose a shorter title"
+    if error.errno in (errno.ENOTDIR, errno.EEXIST):
+        return f"cannot write {relpath}: a part of {folder} is a file, not a folder; move it away"
+    return f"cannot write {relpath}: {reason}"
 
 
 def _parse_day(text: str) -> date:
@@ -136,15 +231,17 @@ def _parse_day(text: str) -> date:
 def cmd_check(args: argparse.Namespace, site: Site) -> int:
     targets = _expand(args.paths) if args.paths else site.post_paths()
     problems = check_files(site, targets, today=today_utc())
-    errors = scheduled = 0
+    errors = scheduled = warnings = 0
     for relpath, problem in problems:
-        is_error = problem.is_error or args.strict
-        errors += is_error
-        scheduled += not problem.is_error
+        errors += problem.is_error or args.strict
+        scheduled += problem.level == "scheduled"
+        warnings += problem.level == "warning"
         print(f"{_shown(site.root / relpath)}:{problem.line}: {problem.message}")
     verdict = f"{errors} error(s)" if errors else "no errors"
     if scheduled:
         verdict += f", {scheduled} scheduled post(s)"
+    if warnings:
+        verdict += f", {warnings} warning(s)"
     print(f"kb check: {len(targets)} post(s), {verdict}", file=sys.stderr)
     return PROBLEMS if errors else OK
 

@@ -7,12 +7,24 @@ Every problem becomes a warning at ``posts/2025/x.md:3`` (type ``kb``, subtype
 (a date with a time zone, a YAML list as category, ``nocomments``) is then dropped from the
 document, so the build goes on and reports every problem instead of ending in a traceback.
 
-The checks across posts (:mod:`kb.checks.sitechecks`) run once all posts are read. Links to missing
-pages are left to Sphinx, which already warns about them during the build.
+Before Sphinx reads anything, a source that is not UTF-8 (which would end the build in a
+traceback naming no file) is reported at its line 1 and left unread, and so is a post whose
+file name is not in Unicode NFC form (Sphinx would look for it under another name). A post
+whose front matter YAML cannot read is given to MyST without it (MyST would drop it anyway,
+with a vague "Malformed YAML" at line 1): the checks say what is wrong, at its line.
+
+The checks across posts (:mod:`kb.checks.sitechecks`) run on every build, once all posts are
+read and before the catalog is built: the redirects they accept are the only ones kb writes
+(:mod:`kb.pages.redirects`), so no old address ever replaces a page or lands outside the
+output folder. Links to missing pages are left to Sphinx, which warns about them itself.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import unicodedata
+from glob import glob
 from pathlib import Path
 
 from docutils import nodes
@@ -21,8 +33,16 @@ from sphinx.environment import BuildEnvironment
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from ..checks.frontmatter import ABLOG_KEYS, Problem, Rules, check_post
-from ..checks.sitechecks import check_site
+from ..checks.frontmatter import (
+    ABLOG_KEYS,
+    Problem,
+    Rules,
+    check_post,
+    decode_source,
+    redirect_problem,
+    unreadable_front_matter,
+)
+from ..checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from . import ablog
 from .catalog import source
 
@@ -32,10 +52,10 @@ logger = logging.getLogger(__name__)
 _BIBLIOGRAPHIC = {"date": nodes.date, "author": nodes.author}
 
 
-def _warn(problem: Problem, docname: str) -> None:
-    logger.warning(
-        problem.message, location=(docname, problem.line), type="kb", subtype="frontmatter"
-    )
+def _warn(problem: Problem, docname: str = "", path: Path | None = None) -> None:
+    """Warn at the problem's line of ``docname``, or of ``path`` (a file Sphinx does not read)."""
+    location = f"{path}:{problem.line}" if path is not None else (docname, problem.line)
+    logger.warning(problem.message, location=location, type="kb", subtype="frontmatter")
 
 
 class CheckPostSource(SphinxTransform):
@@ -89,17 +109,137 @@ def _drop_field(docinfo: nodes.docinfo | None, key: str) -> None:
             docinfo.remove(child)
 
 
-# -- Across posts, once all are read ------------------------------------------------------------
+# -- Before reading: what Sphinx cannot read ------------------------------------------------------
 
 
-def _check_consistency(app: Sphinx, env: BuildEnvironment) -> None:
+def _before_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    """Report and leave out the sources Sphinx would crash on or never find."""
+    srcdir = Path(env.srcdir)
+    for relpath, problems in unicode_names(_post_files(app)).items():
+        for problem in problems:
+            _warn(problem, path=srcdir / relpath)
+    for docname in list(docnames):
+        path = Path(env.doc2path(docname))
+        try:
+            path.read_bytes().decode(app.config.source_encoding)
+            continue
+        except OSError:
+            continue  # Sphinx says so itself
+        except UnicodeDecodeError:
+            _, problems = decode_source(path.read_bytes())
+        for problem in problems:
+            _warn(problem, docname)
+        # Unread, it stays out of this build: what an earlier build read of it is forgotten, as
+        # for a deleted file, and no page is written for it. The next build finds it again,
+        # and says so again.
+        docnames.remove(docname)
+        app.emit("env-purge-doc", env, docname)
+        env.clear_doc(docname)
+        env.found_docs.discard(docname)
+
+
+def _leave_out_unfindable(app: Sphinx, config) -> None:
+    """A post whose name is not NFC, alone: Sphinx would look for its NFC name, which is no
+    file, and warn with no line and the wrong file name. It is left out; ``_before_read``
+    says why at the file's line 1. (Of two names for one post, Sphinx reads the NFC one.)"""
+    unfindable = [
+        unicodedata.normalize("NFC", relpath)
+        for relpath in _post_files(app)
+        if not (Path(app.srcdir) / unicodedata.normalize("NFC", relpath)).is_file()
+    ]
+    if unfindable:
+        escaped = [re.sub(r"([*?\[])", r"[\1]", name) for name in unfindable]
+        config.exclude_patterns = [*config.exclude_patterns, *escaped]
+
+
+def _post_files(app: Sphinx) -> list[str]:
+    """Every post file ablog finds (``blog_post_pattern``), relative to the source folder."""
+    patterns = app.config.blog_post_pattern
+    patterns = [patterns] if isinstance(patterns, str) else patterns
+    return sorted(
+        Path(match).relative_to(app.srcdir).as_posix()
+        for pattern in patterns
+        for match in glob(os.path.join(app.srcdir, pattern), recursive=True)
+        if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
+    )
+
+
+def _quiet_unreadable_front_matter(app: Sphinx, docname: str, source: list[str]) -> None:
+    """A post's front matter that YAML cannot read reaches MyST as ``{}``, line for line.
+
+    MyST would drop it all the same, adding "Malformed YAML" at line 1; the checks report the
+    real problem at its line (they read the file itself). Only in memory: the file is never
+    changed.
+    """
+    if docname not in ablog.matched_posts(app.config):
+        return
+    lines = unreadable_front_matter(source[0])
+    if lines is None:
+        return
+    text = source[0].split("\n")
+    text[lines.start : lines.stop] = ["{}"] + [""] * (len(lines) - 1)
+    source[0] = "\n".join(text)
+
+
+# -- Across posts, on every build ---------------------------------------------------------------
+
+
+def _check_across_posts(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    """The checks across posts, and no redirect page but those they accept.
+
+    On every build (``env-updated``), not only when a post was read: a problem between two
+    posts keeps failing ``-W`` until it is fixed, and ablog writes its pages later.
+    """
     known = {name: s.facts for name, s in env.kb_posts.items() if s.facts is not None}
     by_path = {_relpath(env, docname): docname for docname in known}
     facts = {path: known[docname] for path, docname in by_path.items()}
-    blog_path = app.config.blog_path
-    for path, problems in sorted(check_site(facts, blog_path=blog_path).items()):
-        for problem in problems:
+    drafts = _check_drafts(app)
+    facts.update(drafts)
+    scheduled = {os.path.splitext(path)[0]: post.date for path, post in drafts.items()}
+    problems = check_site(
+        facts,
+        blog_path=app.config.blog_path,
+        documents=env.found_docs,
+        generated=(getattr(app.config, "notfound_pagename", "404"),),
+        scheduled=scheduled,
+    )
+    rejected: dict[str, set[str]] = {}
+    srcdir = Path(env.srcdir)
+    for path, found in sorted(problems.items()):
+        for problem in found:
+            if path in drafts:
+                _warn(problem, path=srcdir / path)
+                continue
             _warn(problem, by_path[path])
+            if problem.key == "redirect":
+                rejected.setdefault(by_path[path], set()).add(problem.subject)
+    allowed = {}
+    for docname, record in env.kb_posts.items():
+        names = set(record.facts.redirects) if record.facts is not None else set()
+        names -= rejected.get(docname, set())
+        allowed[docname] = {name for name in names if not redirect_problem(name)}
+    app.kb_allowed_redirects = allowed  # per build: a rejection may be lifted later
+    return []
+
+
+def _check_drafts(app: Sphinx) -> dict:
+    """Check the drafts the build leaves unread (:mod:`kb.core.drafts`), as ``kb check`` does:
+    a draft that kb check rejects fails the build too, before its day comes. Their facts, by
+    path, join the checks across posts."""
+    srcdir = Path(app.srcdir)
+    facts = {}
+    for relpath in getattr(app, "kb_draft_sources", ()):
+        try:
+            text, problems = decode_source((srcdir / relpath).read_bytes())
+        except OSError:
+            continue
+        if not problems:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            facts[relpath], problems = check_post(text, _rules(app.config))
+        for problem in problems:
+            if problem.is_error:
+                _warn(problem, path=srcdir / relpath)
+    return facts
 
 
 def _relpath(env: BuildEnvironment, docname: str) -> str:
@@ -116,4 +256,8 @@ def _env_get_outdated(app: Sphinx, env: BuildEnvironment, added, changed, remove
 def setup_validation(app: Sphinx) -> None:
     app.add_transform(CheckPostSource)
     app.connect("env-get-outdated", _env_get_outdated)
-    app.connect("env-check-consistency", _check_consistency)
+    app.connect("config-inited", _leave_out_unfindable)
+    app.connect("env-before-read-docs", _before_read)
+    app.connect("source-read", _quiet_unreadable_front_matter)
+    # Before the catalog is built from the posts (priority 400).
+    app.connect("env-updated", _check_across_posts, priority=300)

@@ -110,15 +110,21 @@ def searchable_html(body: str, metadata_html: str) -> str:
 def is_searchable_doc(app: Sphinx, docname: str) -> bool:
     """Published posts and real pages, written from a source.
 
-    Not drafts, and not a file ablog takes for a post that the catalog leaves out (undated,
-    or rejected by the checks): it is no real page either.
+    Not drafts, and not a post the front-matter checks rejected, nor a file ablog takes for a
+    post that the catalog leaves out (undated), nor a post file ablog could not read as one
+    (an empty file): none is a real page yet, and the checks already say what is wrong with it
+    (Pagefind would skip some, an empty one, and the count of indexed pages would then blame
+    the templates).
     """
     if docname not in app.env.found_docs:
+        return False
+    checked = getattr(app.env, "kb_posts", {}).get(docname)
+    if checked is not None and checked.flawed:
         return False
     post = get_catalog(app).by_docname(docname)
     if post is not None:
         return post.published
-    return not ablog.is_blog_post(app.env, docname)
+    return not (ablog.is_blog_post(app.env, docname) or docname in ablog.matched_posts(app.config))
 
 
 def is_searchable(app: Sphinx, pagename: str, templatename: str, doctree) -> bool:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from sphinx.errors import ExtensionError
 
+from .canonical import canonicalize
+
 #: Where the bundle goes, relative to the output folder; the search page loads it from there.
 BUNDLE_DIR = "pagefind"
 
@@ -99,9 +101,9 @@ class IndexRun:
     Pagefind's command line indexes a folder: it gets one that holds only the pages to index
     (hard links to their records), so pages left on disk by earlier builds are never found.
     (Its Python API can stop the indexer before it has finished writing a large bundle.)
-    When the sources and settings are those the bundle was made from, nothing runs:
-    Pagefind writes its filter index in an arbitrary order (Pagefind/pagefind#638), so
-    indexing again would change files (and the search page, which names them) for nothing.
+    When the sources and settings are those the bundle was made from, nothing runs. Pagefind
+    writes its filter index in an arbitrary order (Pagefind/pagefind#638): the bundle is put
+    in a stable order afterwards (:mod:`.canonical`), so the same pages give the same bytes.
     """
 
     def __init__(self, outdir: Path, sources: dict[str, Path], workdir: Path, keep_index_url: bool):
@@ -136,6 +138,7 @@ class IndexRun:
                     f"kb search: Pagefind failed (exit status {self.process.returncode}) "
                     f"while indexing for {self.bundle.parent}:\n{output}"
                 )
+            canonicalize(self.bundle)
             self.state.write_text(self.fingerprint, encoding="utf-8")
             self.process = None
         return indexed_page_count(self.bundle)

@@ -1,0 +1,49 @@
+"""When a post is on the site: "today" for every command, and a post's day read quickly.
+
+A post dated after today (UTC) is a draft. Today is the day of ``SOURCE_DATE_EPOCH`` when it
+is set (reproducible builds, and tests), else the clock's; ``kb check``, ``kb new`` and the
+build all ask here, so they agree on which posts are drafts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, date, datetime
+
+_DATE_LINE = re.compile(rb"^date:[ \t]*[\"']?(\d{4}-\d{2}-\d{2})", re.MULTILINE)
+#: How much of a post to scan for its front matter's date.
+HEAD_BYTES = 4096
+
+
+def today() -> date:
+    """The day, in UTC: from ``SOURCE_DATE_EPOCH`` if set, else from the clock."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), UTC).date()
+    return datetime.now(UTC).date()
+
+
+def front_matter_day(head: bytes) -> date | None:
+    """The day on the ``date:`` line of the front matter that ``head`` starts with, or None
+    (no front matter, no date, or not a real day: the checks report those). A line scan, not
+    a YAML parse: a thousand posts take a few milliseconds."""
+    if not head.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+        return None
+    end = head.find(b"\n---", 3)
+    found = _DATE_LINE.search(head, 0, end if end > 0 else len(head))
+    if found is None:
+        return None
+    try:
+        return date.fromisoformat(found.group(1).decode())
+    except ValueError:
+        return None
+
+
+def file_day(path) -> date | None:
+    """:func:`front_matter_day` of the file at ``path``; None if it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return front_matter_day(handle.read(HEAD_BYTES))
+    except OSError:
+        return None
