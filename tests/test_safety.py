@@ -8,10 +8,12 @@ files reaches the output or the log.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from helpers import soup, warning_lines
 from sitebuild import build, copy_root
 
@@ -274,3 +276,186 @@ def test_a_repository_csv_is_quoted_short_and_on_one_line(tmp_path):
     assert "\x1b" not in message and len(message) < 120
     assert message.startswith("wide.csv:2: column 'tflops' holds '999")
     assert os.fspath(tmp_path) not in message
+
+
+# -- Raw HTML: nothing from another host, no scripts --------------------------------------------
+
+HOST_ADVICE = (
+    "which no page of the site may do; it is left out of the page: link to it instead, or add "
+    "the host to kb_allow_raw_html_hosts in conf.py"
+)
+SCRIPT_ADVICE = (
+    "which no page of the site may do; it is left out of the page: remove it, or set "
+    "kb_allow_raw_scripts = True in conf.py"
+)
+HOSTS = (
+    "tracker.example.com",
+    "www.youtube.com",
+    "cdn.example.net",
+    "images.example.org",
+    "evil.example.com",
+    "www.youtube-nocookie.com",
+    "forms.example.com",
+    "fonts.example.com",
+)
+
+
+def test_raw_html_that_loads_or_runs_is_a_warning_at_its_line(hostile):
+    post = hostile.srcdir / "posts/rawhtml.md"
+
+    def at(text):
+        return f"{post}:{line_of(post, text)}: WARNING: raw HTML:"
+
+    expected = [
+        f'{at("An <img")} <img src="https://tracker.example.com/pixel.gif"> loads from another '
+        f"host (tracker.example.com), {HOST_ADVICE}",
+        f"{at('<script>')} <script> runs a script, {SCRIPT_ADVICE}",
+        f'{at("youtube.com/embed")} <iframe src="https://www.youtube.com/embed/xyz"> loads from '
+        f"another host (www.youtube.com), {HOST_ADVICE}",
+        f'{at("<link")} <link href="//cdn.example.net/theme.css"> loads from another host '
+        f"(cdn.example.net), {HOST_ADVICE}",
+        f"{at('<p style')} <p style=\"background: url('https://images.example.org/bg.png')\"> "
+        f"loads from another host (images.example.org), {HOST_ADVICE}",
+        f'{at("javascript:")} <a href="javascript:alert(1)"> runs a script (a javascript: URL), '
+        f"{SCRIPT_ADVICE}",
+        f'{at("javascript:")} <img onerror="alert(2)"> runs a script (its onerror attribute), '
+        f"{SCRIPT_ADVICE}",
+        f'{at("<picture>")} <source srcset="local.webp 1x, https:/evil.example.com/x.webp 2x"> '
+        f"loads from another host (evil.example.com), {HOST_ADVICE}",
+        f'{at("youtube-nocookie")} <iframe src="https://www.youtube-nocookie.com/embed/abc"> '
+        f"loads from another host (www.youtube-nocookie.com), {HOST_ADVICE}",
+        # A {raw} html directive is reported at the directive's line.
+        f'{at("{raw} html")} <form action="https://forms.example.com/submit"> loads from '
+        f"another host (forms.example.com), {HOST_ADVICE}",
+        f"{at('<style>')} <style> loads from another host (fonts.example.com), {HOST_ADVICE}",
+    ]
+    # Once each: listings and feeds show the excerpt without a second report.
+    assert kb_warnings(hostile, "raw-html") == sorted(f"{line} [kb.raw-html]" for line in expected)
+
+
+def soup_of(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "lxml")
+
+
+def _outputs(outdir: Path):
+    for pattern in ("**/*.html", "feeds/**/*.xml", "feeds/**/*.json"):
+        yield from outdir.glob(pattern)
+
+
+def test_no_page_listing_or_feed_loads_from_another_host(hostile):
+    outdir = Path(hostile.outdir)
+    pages = list(_outputs(outdir))
+    assert outdir / "feeds/rss.xml" in pages and outdir / "blog.html" in pages
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        assert not [host for host in HOSTS if host in text], path
+        if path.suffix == ".json":  # the HTML of each item, parsed
+            items = json.loads(text)["items"]
+            html = [soup_of(item.get("content_html", "")) for item in items]
+        elif path.suffix == ".xml":
+            assert "<script" not in text.lower(), path  # HTML in XML feeds is escaped text
+            continue
+        else:
+            html = [soup(path)]
+        for tree in html:
+            assert not [s for s in tree.find_all("script") if "alert" in s.get_text()], path
+            assert not tree.select("[onerror], a[href^=javascript]"), path
+    # What was allowed stays: an ordinary link and a local image, in the page and the listing.
+    page = soup(outdir / "posts/rawhtml.html")
+    assert page.select_one('article a[href="https://example.org/"]') is not None
+    assert page.select('article img[src="data/figure.png"]')
+    assert not page.select("article script, article iframe, article form, article style")
+    listing = soup(outdir / "blog.html").find(string=lambda s: "in the first paragraph" in s)
+    assert listing is not None
+
+
+def test_a_site_may_allow_hosts_and_scripts(make_app, tmp_path):
+    site, _ = hostile_site(tmp_path)
+    overrides = {
+        "kb_allow_raw_html_hosts": ["www.youtube-nocookie.com", "Tracker.Example.com"],
+        "kb_allow_raw_scripts": True,
+    }
+    app = build(make_app, site, confoverrides=overrides)
+    found = kb_warnings(app, "raw-html")
+    assert len(found) == 6  # scripts, the tracker and the allowed player are no longer reported
+    assert not [line for line in found if "runs a script" in line]
+    assert not [line for line in found if "youtube-nocookie" in line or "tracker" in line]
+    page = soup(Path(app.outdir) / "posts/rawhtml.html")
+    assert page.select_one('article iframe[src^="https://www.youtube-nocookie.com/"]')
+    assert page.select_one('article img[src^="https://tracker.example.com/"]')
+    assert page.select_one("article script")
+    assert not page.select_one('article iframe[src^="https://www.youtube.com/"]')
+
+
+@pytest.mark.parametrize(
+    ("html", "hosts", "script"),
+    [
+        ('<img src="pixel.gif"><img src="/x.png"><img src="data:image/png;base64,AAAA">', [], ""),
+        ('<a href="https://example.org/">a link a reader follows</a>', [], ""),
+        ('<IMG SRC="HTTPS://Tracker.Example.com/p.gif">', ["tracker.example.com"], ""),
+        ('<img src=" \thttps:\\\\evil.example/p">', ["evil.example"], ""),
+        ('<img src="https://user:pw@evil.example:8443/p">', ["evil.example"], ""),
+        ('<img src="https://[::1]/p">', ["::1"], ""),
+        ('<video poster="//evil.example/p.jpg"></video>', ["evil.example"], ""),
+        ('<object data="https://evil.example/x.swf"></object>', ["evil.example"], ""),
+        ('<svg><image href="https://evil.example/i.png"/></svg>', ["evil.example"], ""),
+        ('<svg><use xlink:href="https://evil.example/s.svg#i"/></svg>', ["evil.example"], ""),
+        ('<base href="https://evil.example/">', ["evil.example"], ""),
+        (
+            '<meta http-equiv="refresh" content="0; url=https://evil.example/">',
+            ["evil.example"],
+            "",
+        ),
+        ('<a href="/x" ping="https://evil.example/ping">x</a>', ["evil.example"], ""),
+        ('<img src="file:///etc/passwd">', ["file:"], ""),
+        ("<div style=\"background:URL( '//evil.example/b.png' )\">", ["evil.example"], ""),
+        ("<style>@import url(https://evil.example/a.css)</style>", ["evil.example"], ""),
+        ('<a href="&#106;avascript:alert(1)">x</a>', [], "a javascript: URL"),
+        ('<a href=" JaVaScRiPt:alert(1)">x</a>', [], "a javascript: URL"),
+        ('<svg onload="alert(1)"></svg>', [], "its onload attribute"),
+        ('<script src="https://cdn.example/x.js"></script>', ["cdn.example"], "itself"),
+        ('<iframe srcdoc="<img src=https://evil.example/p>"></iframe>', ["evil.example"], ""),
+        ('<iframe srcdoc="<script>alert(1)</script>"></iframe>', [], "in its srcdoc"),
+        ("<ScRiPt>alert(1)</sCrIpT>", [], "itself"),
+    ],
+)
+def test_raw_html_checks(html, hosts, script):
+    from kb.markup.rawhtml import problems
+
+    found = problems(html)
+    assert [host for finding in found for host in finding.hosts] == hosts
+    assert next((finding.script for finding in found if finding.script), "") == script
+
+
+def test_allowed_hosts_must_be_host_names(make_app, tmp_path):
+    from sphinx.errors import ConfigError
+
+    site = copy_root("safety", tmp_path / "site")
+    with pytest.raises(ConfigError, match="kb_allow_raw_html_hosts must list host names"):
+        make_app("html", srcdir=site, confoverrides={"kb_allow_raw_html_hosts": ["https://x.org"]})
+
+
+# -- TeX \text stays text in the built page ------------------------------------------------------
+
+
+def test_tex_text_never_becomes_html(hostile):
+    post = hostile.srcdir / "posts/mathtext.md"
+    lines = [line for line in warning_lines(hostile.warning) if str(post) in line]
+    assert lines == [
+        f"{post}:{line_of(post, 'href')}: WARNING: math: unsupported TeX command \\href (a "
+        "formula cannot hold a link: put the link outside the math) in "
+        '"\\href{https://example.org}{x}"; rewrite it with commands latex2mathml supports '
+        "[kb.math]",
+        f"{post}:{line_of(post, 'style')}: WARNING: math: unsupported TeX command \\style "
+        '(write \\color for colour) in "\\style{background: url(https://example.org/x.png)}{y}"; '
+        "rewrite it with commands latex2mathml supports [kb.math]",
+    ]
+    page = soup(Path(hostile.outdir) / "posts/mathtext.html")
+    article = page.select_one("article")
+    assert not article.select("script, img, style, a[href^='https://example.org']")
+    texts = [mtext.get_text() for mtext in article.select("math mtext")]
+    assert "<script>alert(1)</script>" in texts
+    assert "<img\u00a0src=x\u00a0onerror=alert(2)>" in texts
+    assert "a\u00a0<\u00a0b\u00a0&\u00a0c" in texts
+    for math in article.select("math"):
+        assert {tag.name for tag in math.find_all(True)} <= {"mtext", "mstyle", "mi", "mo"}

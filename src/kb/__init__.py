@@ -46,6 +46,7 @@ def setup(app: Sphinx) -> dict:
     markup.setup_highlighting(app)
     markup.setup_uniqueids(app)
     markup.setup_files(app)
+    markup.setup_rawhtml(app)
     benchmark.setup_benchmark(app)
     # Outputs, each reading the catalog.
     pages.setup_listings(app)
