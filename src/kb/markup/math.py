@@ -25,6 +25,8 @@ from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
+from .scrolling import focusable
+
 logger = logging.getLogger(__name__)
 
 RENDERER = "mathml"
@@ -241,14 +243,17 @@ def visit_inline_math(self, node: nodes.math) -> None:
 
 
 def visit_block_math(self, node: nodes.math_block) -> None:
+    number = get_node_equation_number(self, node) if node["number"] else None
     if isinstance(node.parent, nodes.container) and node.parent["ids"] == node["ids"]:
         # furo wraps display math in a container that copies its ids; one id is enough.
-        self.body.append('<div class="math kb-math notranslate">')
+        start = '<div class="math kb-math notranslate">'
     else:
-        self.body.append(self.starttag(node, "div", CLASS="math kb-math notranslate"))
-    if node["number"]:
+        start = self.starttag(node, "div", CLASS="math kb-math notranslate")
+    # A wide formula scrolls (kb-math.css): reachable by keyboard, named (kb.markup.scrolling).
+    label = f"Equation ({number})" if number else "Equation"
+    self.body.append(start.replace("<div", f"<div {focusable(label)}", 1))
+    if number:
         # The anchor and number that a {eq} reference links to, as Sphinx's renderers write it.
-        number = get_node_equation_number(self, node)
         self.body.append(f'<span class="eqno">({number})')
         self.add_permalink_ref(node, _("Link to this equation"))
         self.body.append("</span>")
