@@ -337,6 +337,22 @@ def soup_of(html: str) -> BeautifulSoup:
     return BeautifulSoup(html, "lxml")
 
 
+def test_images_from_another_host_are_warnings(hostile):
+    post = hostile.srcdir / "posts/rawhtml.md"
+    advice = (
+        "which no page of the site may do; it is left out of the page: copy the image next to "
+        "the post, or add the host to kb_allow_raw_html_hosts in conf.py [kb.remote-image]"
+    )
+    assert kb_warnings(hostile, "remote-image") == [
+        f"{post}:{line_of(post, '](https://images.example.org')}: WARNING: image: "
+        f"'https://images.example.org/picture.png' loads from another host "
+        f"(images.example.org), {advice}",
+        f"{post}:{line_of(post, '{figure} https://')}: WARNING: image: "
+        f"'https://www.youtube-nocookie.com/thumbnail.jpg' loads from another host "
+        f"(www.youtube-nocookie.com), {advice}",
+    ]
+
+
 def _outputs(outdir: Path):
     for pattern in ("**/*.html", "feeds/**/*.xml", "feeds/**/*.json"):
         yield from outdir.glob(pattern)
@@ -380,7 +396,9 @@ def test_a_site_may_allow_hosts_and_scripts(make_app, tmp_path):
     assert len(found) == 6  # scripts, the tracker and the allowed player are no longer reported
     assert not [line for line in found if "runs a script" in line]
     assert not [line for line in found if "youtube-nocookie" in line or "tracker" in line]
+    assert len(kb_warnings(app, "remote-image")) == 1  # images.example.org is not allowed
     page = soup(Path(app.outdir) / "posts/rawhtml.html")
+    assert page.select_one('article img[src="https://www.youtube-nocookie.com/thumbnail.jpg"]')
     assert page.select_one('article iframe[src^="https://www.youtube-nocookie.com/"]')
     assert page.select_one('article img[src^="https://tracker.example.com/"]')
     assert page.select_one("article script")

@@ -15,11 +15,12 @@ that
 * runs a script: ``<script>``, an ``on…`` attribute, a ``javascript:`` URL
 
 is a warning at its line, and the raw HTML that holds it is left out of the page (so a build
-that goes on despite the warning still keeps the promise). Listings and feeds take the
-post's excerpt from its doctree after this check, so each problem is reported once.
+that goes on despite the warning still keeps the promise). So is a Markdown image or
+``{image}``/``{figure}`` from another host. Listings and feeds take the post's excerpt from
+its doctree after this check, so each problem is reported once.
 
-Settings: ``kb_allow_raw_html_hosts`` lists hosts a post may load from (the site's own host
-always may), ``kb_allow_raw_scripts = True`` lets posts run scripts.
+Settings: ``kb_allow_raw_html_hosts`` lists hosts a post's HTML and images may load from (the
+site's own host always may), ``kb_allow_raw_scripts = True`` lets posts run scripts.
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ def _line(node: nodes.Node) -> tuple[str | None, int | None]:
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     settings = app.kb_config
     own = urlsplit(site_url(app)).hostname
-    allowed = (*settings.allow_raw_html_hosts, *([own] if own else []))
+    allowed = {*settings.allow_raw_html_hosts, *([own] if own else [])}
     for raw in list(doctree.findall(nodes.raw)):
         if "html" not in raw.get("format", "").split():
             continue
@@ -250,6 +251,19 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             where = f"{source}:{line + finding.line - 1}" if line else str(source)
             logger.warning(describe(finding), location=where, type="kb", subtype="raw-html")
         raw.parent.remove(raw)
+    for image in list(doctree.findall(nodes.image)):
+        uri = image.get("uri", "")
+        host = _host(uri)
+        if host and host not in allowed:
+            logger.warning(
+                f"image: {shorten(uri)!r} loads from another host ({host}), which no page of "
+                "the site may do; it is left out of the page: copy the image next to the post, "
+                "or add the host to kb_allow_raw_html_hosts in conf.py",
+                location=image,
+                type="kb",
+                subtype="remote-image",
+            )
+            image.parent.remove(image)
 
 
 def setup_rawhtml(app: Sphinx) -> None:
