@@ -47,9 +47,10 @@ class KbConfig:
     search_defer: bool = False
     #: Pages left out of sitemap.xml: shell patterns over page paths (``blog/drafts/*``).
     sitemap_excludes: tuple[str, ...] = ("404.html", "search.html", "genindex.html")
-    #: Hosts that raw HTML in a post may load from (``<iframe src>``, ``<img src>``, …), as
-    #: exact host names (``"www.youtube-nocookie.com"``); the site's own host always may.
-    #: Any other host is a warning and the HTML is left out (kb/markup/rawhtml.py).
+    #: Hosts that raw HTML in a post (``<iframe src>``, ``<img src>``, …) and its images may
+    #: load from, as exact host names (``"www.youtube-nocookie.com"``); the site's own host
+    #: always may. Any other host is a warning and the HTML or image is left out
+    #: (kb/markup/rawhtml.py).
     allow_raw_html_hosts: tuple[str, ...] = ()
     #: Let raw HTML in posts run scripts (``<script>``, ``on…`` attributes, ``javascript:``).
     allow_raw_scripts: bool = False
