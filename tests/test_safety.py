@@ -477,3 +477,17 @@ def test_tex_text_never_becomes_html(hostile):
     assert "a\u00a0<\u00a0b\u00a0&\u00a0c" in texts
     for math in article.select("math"):
         assert {tag.name for tag in math.find_all(True)} <= {"mtext", "mstyle", "mi", "mo"}
+
+
+def test_the_warnings_stay_until_the_post_is_fixed(make_app, tmp_path):
+    site, _ = hostile_site(tmp_path)
+    first = build(make_app, site)
+    again = build(make_app, site)  # nothing changed: Sphinx alone would read nothing again
+    for subtype in ("path", "raw-html", "remote-image"):
+        assert kb_warnings(again, subtype) == kb_warnings(first, subtype) != []
+    # Fixed posts are read once more, then no longer.
+    for name in ("paths", "rawhtml", "card", "notimage"):
+        (site / f"posts/{name}.md").unlink()
+    fixed = build(make_app, site)
+    assert kb_warnings(fixed, "path") == kb_warnings(fixed, "raw-html") == []
+    assert "0 added, 0 changed" in build(make_app, site).status.getvalue()

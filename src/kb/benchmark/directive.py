@@ -113,7 +113,9 @@ class BenchmarkDirective(SphinxDirective):
             plan = self._plan()
         except RefusedPath as refused:
             location = self.get_location()
-            paths.warn("benchmark", refused.shown, refused.refusal, location, refused.option)
+            paths.warn(
+                "benchmark", refused.shown, refused.refusal, location, refused.option, self.env
+            )
             return []
         except BenchmarkError as error:
             logger.warning(

@@ -145,20 +145,66 @@ def message(label: str, shown: str, refused: Refusal, option: str = "") -> str:
     return f"{where}{shorten(shown)!r} {refused.reason}; {refused.advice}"
 
 
-def warn(label: str, shown: str, refused: Refusal, location, option: str = "") -> None:
-    """Report a refused path at ``location`` (a node, ``(docname, line)`` or ``"path:line"``)."""
+def warn(
+    label: str, shown: str, refused: Refusal, location, option: str = "", reading=None
+) -> None:
+    """Report a refused path at ``location`` (a node, ``(docname, line)`` or ``"path:line"``).
+
+    ``reading``: the environment, when the refusal is found while a document is read; that
+    document is then read again on every build (:func:`read_again`), so that the warning,
+    and the failing ``-W`` build, stay until the post is fixed.
+    """
     text = message(label, shown, refused, option)
     logger.warning(text, location=location, type="kb", subtype="path")
+    if reading is not None:
+        read_again(reading)
 
 
 def check(
     env, label: str, shown: str, path: str | os.PathLike, location, option: str = "", **options
 ) -> bool:
-    """True when ``path`` may be used; otherwise report why at ``location`` and return False."""
+    """True when ``path``, named by the document being read, may be used; otherwise report
+    why at ``location`` and return False."""
     refused = site_refusal(env, path, **options)
     if refused is not None:
-        warn(label, shown, refused, location, option)
+        warn(label, shown, refused, location, option, reading=env)
     return refused is None
+
+
+# -- Documents with a refusal are read again on every build ----------------------------------
+
+READ_AGAIN = "kb_read_again"
+
+
+def read_again(env) -> None:
+    """Read the document being read again on every build, until it refuses nothing."""
+    getattr(env, READ_AGAIN).add(env.docname)
+
+
+def setup_read_again(app) -> None:
+    """Sphinx reads a document again only when it changes, and only a read reports its
+    warnings: without this, the second build after a refusal would pass with no warning."""
+    app.connect("env-before-read-docs", _before_read)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+
+
+def _before_read(app, env, docnames) -> None:
+    if not hasattr(env, READ_AGAIN):
+        setattr(env, READ_AGAIN, set())
+
+
+def _outdated(app, env, added, changed, removed) -> list[str]:
+    return sorted(getattr(env, READ_AGAIN, set()) - set(removed))
+
+
+def _purge(app, env, docname: str) -> None:
+    getattr(env, READ_AGAIN, set()).discard(docname)
+
+
+def _merge(app, env, docnames, other) -> None:
+    getattr(env, READ_AGAIN).update(getattr(other, READ_AGAIN, set()) & set(docnames))
 
 
 def has_glob(path: str) -> bool:

@@ -70,7 +70,7 @@ class CheckedCSVTable(CSVTable):
     def run(self) -> list[nodes.Node]:
         env, location = _where(self)
         if "url" in self.options:
-            paths.warn(self.name, self.options["url"], URL_REFUSED, location, ":url:")
+            paths.warn(self.name, self.options["url"], URL_REFUSED, location, ":url:", env)
             return []
         if "file" in self.options:
             target = self.options["file"]
@@ -91,7 +91,7 @@ class CheckedRaw(Raw):
     def run(self) -> list[nodes.Node]:
         env, location = _where(self)
         if "url" in self.options:
-            paths.warn(self.name, self.options["url"], URL_REFUSED, location, ":url:")
+            paths.warn(self.name, self.options["url"], URL_REFUSED, location, ":url:", env)
             return []
         if "file" in self.options:
             target = self.options["file"]
@@ -108,7 +108,7 @@ class CheckedInclude(Include):
         target = self.arguments[0]
         if target.startswith("<") and target.endswith(">"):
             refused = paths.Refusal("is outside the repository", paths.INSIDE)
-            paths.warn(self.name, target, refused, self.get_location())
+            paths.warn(self.name, target, refused, self.get_location(), reading=self.env)
             return []
         if not paths.check(
             self.env, self.name, target, paths.named_path(self.env, target), self.get_location()
@@ -136,7 +136,7 @@ def _include_read(app: Sphinx, relative_path, parent_docname: str, content: list
         return
     content[0] = ""
     target, location = _include_directive(env, docname, path)
-    paths.warn("include", target, refused, location)
+    paths.warn("include", target, refused, location, reading=env)
 
 
 def _include_directive(env, docname: str, path: Path) -> tuple[str, object]:
@@ -180,7 +180,7 @@ class CheckLinkedFiles(SphinxTransform):
                 refused = paths.Refusal(
                     "has wildcards", "name one file, or end the name with .* to let Sphinx pick"
                 )
-                paths.warn("image", uri, refused, image)
+                paths.warn("image", uri, refused, image, reading=self.env)
             elif paths.check(
                 self.env,
                 "image",
@@ -211,5 +211,6 @@ def setup_files(app: Sphinx) -> None:
     app.add_directive("raw", CheckedRaw, override=True)
     app.add_directive("include", CheckedInclude, override=True)
     app.connect("builder-inited", paths.note_output_folders)
+    paths.setup_read_again(app)
     app.connect("include-read", _include_read)
     app.add_transform(CheckLinkedFiles)

@@ -34,7 +34,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..core.paths import shorten
+from ..core.paths import read_again, shorten
 from ..core.urls import site_url
 
 logger = logging.getLogger(__name__)
@@ -251,6 +251,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             where = f"{source}:{line + finding.line - 1}" if line else str(source)
             logger.warning(describe(finding), location=where, type="kb", subtype="raw-html")
         raw.parent.remove(raw)
+        read_again(app.env)
     for image in list(doctree.findall(nodes.image)):
         uri = image.get("uri", "")
         host = _host(uri)
@@ -264,6 +265,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
                 subtype="remote-image",
             )
             image.parent.remove(image)
+            read_again(app.env)
 
 
 def setup_rawhtml(app: Sphinx) -> None:
