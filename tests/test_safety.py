@@ -125,6 +125,9 @@ def test_every_path_that_leads_out_is_a_warning_at_its_line(hostile):
         f"{at('](../../outside/secret.png)')} image: '../../outside/secret.png' {OUT}",
         f"{at('{figure} link-out.png')} image: 'link-out.png' {LINK_OUT}",
         f"{at('](data/notes.txt)')} image: 'data/notes.txt' {NOT_IMAGE}",
+        f"{at('](../../outside/secret.*)')} image: '../../outside/secret.*' {OUT}",
+        f"{at('](../*/figure.png)')} image: '../*/figure.png' has wildcards; name one file, or "
+        "end the name with .* to let Sphinx pick",
         f"{at('{download}')} download: '../.git/config' {GIT}",
         f"{at('](../../outside/secret.txt)')} download: '../../outside/secret.txt' {OUT}",
         f"{at('](../conf.py)')} download: '../conf.py' {CONF}",
