@@ -132,3 +132,60 @@ def test_compact_mathml_drops_only_rows_of_one_element():
         # Every row of several elements is kept, except the one <math> itself stands for.
         outer = len(full) == 1 and full[0].tag == "mrow" and len(full[0]) > 1
         assert len(rows) == sum(len(row) > 1 for row in full.iter("mrow")) - outer
+
+
+@pytest.mark.parametrize(
+    ("tex", "mathml"),
+    [
+        # TeX's \text is text: markup in it is escaped, never an element.
+        (
+            r"\text{<script>alert(1)</script>}",
+            "<math><mtext>&lt;script&gt;alert(1)&lt;/script&gt;</mtext></math>",
+        ),
+        (
+            r"\mbox{<img src=x onerror=alert(2)>}",
+            '<math><mstyle displaystyle="false" scriptlevel="0">'
+            "<mtext>&lt;img\u00a0src=x\u00a0onerror=alert(2)&gt;</mtext></mstyle></math>",
+        ),
+        # latex2mathml's string output could not even parse these; the tree can.
+        (r"\text{a < b & c}", "<math><mtext>a\u00a0&lt;\u00a0b\u00a0&amp;\u00a0c</mtext></math>"),
+        (r"\text{&#x3C;b&#x3E;}", "<math><mtext>&lt;b&gt;</mtext></math>"),
+    ],
+)
+def test_text_in_tex_stays_text(tex, mathml):
+    assert tex_to_mathml(tex, False) == mathml
+    tree = etree.fromstring(mathml)
+    assert {element.tag for element in tree.iter()} <= {"math", "mtext", "mstyle"}
+
+
+@pytest.mark.parametrize(
+    ("tex", "message"),
+    [
+        (
+            r"\href{https://example.org}{x}",
+            r"unsupported TeX command \href (a formula cannot hold a link: put the link "
+            "outside the math)",
+        ),
+        (
+            r"\style{background: url(https://example.org/x.png)}{y}",
+            r"unsupported TeX command \style (write \color for colour)",
+        ),
+    ],
+)
+def test_math_never_links_or_loads(tex, message):
+    with pytest.raises(MathError) as error:
+        tex_to_mathml(tex, False)
+    assert str(error.value) == message
+
+
+def test_only_mathml_elements_and_attributes_come_out():
+    from kb.markup.math import ATTRIBUTES, ELEMENTS
+
+    for path, tex, display in _real_formulas():
+        tree = etree.fromstring(tex_to_mathml(tex, display))
+        for element in tree.iter():
+            assert element.tag in ELEMENTS, f"{path}: <{element.tag}> in {tex}"
+            assert set(element.attrib) <= ATTRIBUTES, f"{path}: {element.attrib} in {tex}"
+    # What a script or a link would need is not on the lists.
+    assert not {"script", "a", "img", "iframe", "style", "foreignObject"} & ELEMENTS
+    assert not {"href", "src", "style", "onload", "onclick", "class", "id"} & ATTRIBUTES

@@ -47,6 +47,9 @@ def setup(app: Sphinx) -> dict:
     markup.setup_math(app)
     markup.setup_highlighting(app)
     markup.setup_uniqueids(app)
+    markup.setup_scrolling(app)
+    markup.setup_files(app)
+    markup.setup_rawhtml(app)
     benchmark.setup_benchmark(app)
     # Outputs, each reading the catalog.
     pages.setup_postpage(app)  # the post page, then the parts others add to it

@@ -49,6 +49,13 @@ class KbConfig:
     drafts: bool = False
     #: Pages left out of sitemap.xml: shell patterns over page paths (``blog/drafts/*``).
     sitemap_excludes: tuple[str, ...] = ("404.html", "search.html", "genindex.html")
+    #: Hosts that raw HTML in a post (``<iframe src>``, ``<img src>``, …) and its images may
+    #: load from, as exact host names (``"www.youtube-nocookie.com"``); the site's own host
+    #: always may. Any other host is a warning and the HTML or image is left out
+    #: (kb/markup/rawhtml.py).
+    allow_raw_html_hosts: tuple[str, ...] = ()
+    #: Let raw HTML in posts run scripts (``<script>``, ``on…`` attributes, ``javascript:``).
+    allow_raw_scripts: bool = False
 
 
 REBUILD = {
@@ -59,6 +66,9 @@ REBUILD = {
     # Only when the index is written, not what any page holds: switching it (kb serve does)
     # must not rewrite every page.
     "search_defer": "",
+    # Raw HTML is checked when a post is read: a changed allowance reads every post again.
+    "allow_raw_html_hosts": "env",
+    "allow_raw_scripts": "env",
 }
 
 
@@ -120,6 +130,17 @@ def _feed_settings(sphinx_config) -> dict:
     return values
 
 
+def _hosts(value) -> tuple[str, ...]:
+    hosts = tuple(value)
+    bad = [h for h in hosts if not isinstance(h, str) or not h or "/" in h or ":" in h]
+    if bad:
+        raise ConfigError(
+            f"kb_allow_raw_html_hosts must list host names such as "
+            f"'www.youtube-nocookie.com' (no scheme, path or port), got {bad[0]!r}."
+        )
+    return tuple(host.lower() for host in hosts)
+
+
 def read_config(sphinx_config) -> KbConfig:
     """Validate the ``kb_*`` values of a Sphinx config and return them as one object."""
     categories = tuple(sphinx_config.kb_categories)
@@ -137,6 +158,8 @@ def read_config(sphinx_config) -> KbConfig:
         "search_defer": bool(sphinx_config.kb_search_defer),
         "drafts": bool(sphinx_config.kb_drafts),
         "sitemap_excludes": tuple(str(p) for p in sphinx_config.kb_sitemap_excludes),
+        "allow_raw_html_hosts": _hosts(sphinx_config.kb_allow_raw_html_hosts),
+        "allow_raw_scripts": bool(sphinx_config.kb_allow_raw_scripts),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):

@@ -1,11 +1,15 @@
-"""axe-core (bundled with axe-playwright-python, so it runs offline) over each kind of page.
+"""axe-core (bundled with axe-playwright-python, so it runs offline) over every page.
 
-No serious or critical violation is allowed. Moderate and minor ones are printed (``-s`` or a
-failure shows them) so that a person can judge them; the report names the ones that stay.
+No serious or critical violation is allowed, on any page of the built site at a desktop and
+a phone width (light theme), and on each kind of page in both themes. Moderate and minor ones
+are printed (``-s`` or a failure shows them) so that a person can judge them; the report
+names the ones that stay.
 """
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,17 @@ from playwright.sync_api import expect
 
 BLOCKING = {"serious", "critical"}
 SEARCH_RESULT = 'article[role="main"] a[href*="posts/"]'
+#: The widths every page is checked at (the phone as test_journey's ``phone`` fixture).
+WIDTHS = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+}
+#: Only violations, and no CSSOM preload (it fetches every stylesheet again on every page;
+#: the one rule that needs it, css-orientation-lock, runs in the per-kind tests below).
+WALK_OPTIONS = {"resultTypes": ["violations"], "preload": False}
+#: Starts axe in the page and returns at once, so that the two widths' tabs (two renderer
+#: processes) check their page at the same time; ``window.kbAxe`` is then awaited.
+START_AXE = "options => { window.kbAxe = axe.run(document, options); }"
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +56,44 @@ def test_page_has_no_serious_violations(axe, open_page, site_url, built_site, ki
     page = open_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     page.goto(site_url + representative_pages(built_site)[kind])
     assert violations(axe, page) == []
+
+
+def every_page(site: Path) -> list[str]:
+    """Every HTML page of the built site, except Pagefind's assets."""
+    return sorted(
+        path.relative_to(site).as_posix()
+        for path in site.rglob("*.html")
+        if "pagefind" not in path.relative_to(site).parts
+    )
+
+
+def test_every_page_at_desktop_and_phone_widths(
+    axe, context_factory, site_url, built_site, offsite
+):
+    pages = every_page(built_site)
+    assert len(pages) > 50  # the whole site, not a sample
+    tabs = {}
+    for width, options in WIDTHS.items():
+        tabs[width] = context_factory(color_scheme="light", **options).new_page()
+        tabs[width].add_init_script(axe.axe_script)  # in every page, before its own scripts
+    blocking, other = [], Counter()
+    started = time.monotonic()
+    for path in pages:
+        for tab in tabs.values():
+            tab.goto(site_url + path)
+            tab.evaluate(START_AXE, WALK_OPTIONS)
+        for width, tab in tabs.items():
+            for rule in tab.evaluate("window.kbAxe")["violations"]:
+                targets = [" ".join(node["target"]) for node in rule["nodes"]][:3]
+                if rule["impact"] in BLOCKING:
+                    blocking.append(f"{path} ({width}): {rule['id']} ({rule['help']}) at {targets}")
+                else:
+                    other[f"{rule['impact']}: {rule['id']} ({width})"] += 1
+    for line, count in sorted(other.items()):
+        print(f"{line} on {count} pages")
+    print(f"axe: {len(pages)} pages at {len(tabs)} widths in {time.monotonic() - started:.0f} s")
+    assert blocking == []
+    assert offsite == []
 
 
 def series_page(site: Path) -> str | None:

@@ -13,11 +13,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..core.paths import shorten
 from .charts import Series
+
+#: How much of a file's text an error message quotes: a value, or the list of columns.
+VALUE_LIMIT, COLUMNS_LIMIT = 40, 160
 
 
 class BenchmarkError(ValueError):
-    """Bad input to a ``benchmark`` directive; the message is shown to the author."""
+    """Bad input to a ``benchmark`` directive; the message is shown to the author.
+
+    It quotes at most a short excerpt of a file (a cell, the column names), on one line: the
+    files are the repository's own (kb.core.paths refuses any other before it is read)."""
 
 
 @dataclass
@@ -29,7 +36,7 @@ class Measurements:
 
     @property
     def names(self) -> str:
-        return ", ".join(self.header)
+        return shorten(", ".join(self.header), COLUMNS_LIMIT)
 
     def require(self, column: str) -> None:
         if column not in self.header:
@@ -47,7 +54,8 @@ class Measurements:
             number = _number(value) if value else None
             if value and number is None:
                 raise BenchmarkError(
-                    f"{self.shown}:{line}: column {column!r} holds {value!r}, not a number"
+                    f"{self.shown}:{line}: column {column!r} holds "
+                    f"{shorten(value, VALUE_LIMIT)!r}, not a number"
                 )
             result.append(number)
         return result
@@ -113,7 +121,7 @@ def read_csv(path: Path, shown: str) -> Measurements:
             if len(cells) != len(header):
                 raise BenchmarkError(
                     f"{shown}:{reader.line_num}: {len(cells)} cells, but the header names "
-                    f"{len(header)} columns ({', '.join(header)})"
+                    f"{len(header)} columns ({shorten(', '.join(header), COLUMNS_LIMIT)})"
                 )
             rows.append(dict(zip(header, (cell.strip() for cell in cells), strict=True)))
             lines.append(reader.line_num)

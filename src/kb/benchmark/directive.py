@@ -33,6 +33,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ..core import paths
 from . import charts, hardware
 from .data import BenchmarkError, Measurements, read_csv, read_metadata
 from .table import benchmark_table, build_table, depart_table_html, visit_table_html
@@ -75,6 +76,14 @@ class Plan:
     metadata: dict[str, str] = field(default_factory=dict)
 
 
+class RefusedPath(Exception):
+    """A file the directive names that a post may not use (kb.core.paths)."""
+
+    def __init__(self, option: str, shown: str, refusal: paths.Refusal) -> None:
+        super().__init__(shown)
+        self.option, self.shown, self.refusal = option, shown, refusal
+
+
 class BenchmarkDirective(SphinxDirective):
     required_arguments = 1
     has_content = True
@@ -102,6 +111,12 @@ class BenchmarkDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         try:
             plan = self._plan()
+        except RefusedPath as refused:
+            location = self.get_location()
+            paths.warn(
+                "benchmark", refused.shown, refused.refusal, location, refused.option, self.env
+            )
+            return []
         except BenchmarkError as error:
             logger.warning(
                 "benchmark: %s",
@@ -115,18 +130,29 @@ class BenchmarkDirective(SphinxDirective):
 
     # -- Reading and checking ---------------------------------------------------------------
 
-    def _load(self, argument: str) -> Path:
+    def _load(self, argument: str, option: str, suffix: str, kind: str) -> Path:
+        # Checked before anything is read: a refused file is never read, shown or published.
+        refused = paths.site_refusal(
+            self.env, paths.named_path(self.env, argument), suffixes=(suffix,), kind=kind
+        )
+        if refused is not None:
+            raise RefusedPath(option, argument, refused)
         relative, absolute = self.env.relfn2path(argument, self.env.docname)
         self.env.note_dependency(relative)
         return Path(absolute)
 
     def _plan(self) -> Plan:
-        data = read_csv(self._load(self.arguments[0]), shown=self.arguments[0])
+        data = read_csv(
+            self._load(self.arguments[0], "", ".csv", "a CSV file"),
+            shown=self.arguments[0],
+        )
         if "filter" in self.options:
             data = data.where(_split(self.options["filter"]))
         metadata = {}
         if "metadata" in self.options:
-            metadata = read_metadata(self._load(self.options["metadata"]), self.options["metadata"])
+            shown = self.options["metadata"]
+            path = self._load(shown, ":metadata:", ".json", "a JSON file")
+            metadata = read_metadata(path, shown)
         ys = _split(self.options.get("y"))
         if not ys:
             raise BenchmarkError(

@@ -5,6 +5,12 @@ firewall (or the offline browser tests) sees raw TeX. Here MyST's ``$...$``, ``$
 (labelled or not) and amsmath blocks become MathML through latex2mathml when the HTML is
 written; browsers draw MathML natively. TeX that latex2mathml cannot convert is reported
 with its location when the page is read, and the page shows the TeX source instead.
+
+Nothing but MathML comes out of a formula. latex2mathml writes ``\\text{...}`` into its
+string output unescaped (``\\text{<script>…</script>}`` was a live script), so we take its
+element tree instead, whose text we escape ourselves, and copy only MathML elements and
+presentation attributes (:data:`ELEMENTS`, :data:`ATTRIBUTES`): ``\\href`` and ``\\style``,
+whose attributes could link or load elsewhere, are reported like any unsupported command.
 """
 
 from __future__ import annotations
@@ -19,12 +25,39 @@ from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
+from .scrolling import focusable
+
 logger = logging.getLogger(__name__)
 
 RENDERER = "mathml"
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 # latex2mathml keeps a command it does not know as the text of a token: <mi>\foo</mi>.
 UNKNOWN_COMMAND = re.compile(r"^\\[A-Za-z]+$")
+# latex2mathml writes symbols and spaces as character references inside its text.
+CHARACTER_REFERENCE = re.compile(r"&#(?:x([0-9A-Fa-f]+)|([0-9]+));")
+
+#: MathML Core's elements, and the few others latex2mathml writes (mstyle, menclose, …).
+ELEMENTS = frozenset((
+    "math", "mi", "mn", "mo", "ms", "mspace", "mtext", "merror", "mfrac", "mpadded", "mphantom",
+    "mroot", "mrow", "msqrt", "mstyle", "msub", "msubsup", "msup", "mmultiscripts",
+    "mprescripts", "mnone", "munder", "munderover", "mover", "mtable", "mtd", "mtr",
+    "mlabeledtr", "menclose", "mfenced", "semantics", "annotation",
+))  # fmt: skip
+#: Presentation attributes: nothing that links, loads, runs or styles with CSS.
+ATTRIBUTES = frozenset((
+    "display", "displaystyle", "scriptlevel", "mathvariant", "mathcolor", "mathbackground",
+    "mathsize", "dir", "fence", "form", "largeop", "lspace", "rspace", "maxsize", "minsize",
+    "movablelimits", "separator", "separators", "stretchy", "symmetric", "accent",
+    "accentunder", "linethickness", "width", "height", "depth", "voffset", "columnalign",
+    "rowalign", "columnlines", "rowlines", "columnspacing", "rowspacing", "columnspan",
+    "rowspan", "frame", "framespacing", "equalrows", "equalcolumns", "notation", "linebreak",
+    "open", "close", "align", "numalign", "denomalign", "bevelled",
+))  # fmt: skip
+#: The TeX commands behind the attributes we refuse, for the message.
+REFUSED_ATTRIBUTES = {
+    "href": r"\href (a formula cannot hold a link: put the link outside the math)",
+    "style": r"\style (write \color for colour)",
+}
 
 
 class MathError(ValueError):
@@ -41,22 +74,57 @@ def tex_to_mathml(tex: str, display: bool) -> str:
 
 def mathml_tree(tex: str, display: bool):
     """latex2mathml's tree of one formula, checked, with its operators made valid."""
-    from latex2mathml.converter import convert  # imported when a page has math to convert
+    # Imported when a page has math to convert.
+    from latex2mathml.converter import convert_to_element
 
     try:
-        xml = convert(tex, display="block" if display else "inline")
+        element = convert_to_element(tex, display="block" if display else "inline")
     except Exception as error:  # latex2mathml raises a dozen unrelated classes
         reason = str(error) or _words(type(error).__name__)
         raise MathError(f"cannot convert TeX to MathML ({reason})") from error
-    try:
-        tree = etree.fromstring(xml)
-    except etree.XMLSyntaxError as error:
-        raise MathError(f"cannot convert TeX to MathML (malformed output: {error})") from error
+    tree = _mathml(element)
     for token in tree.iter(f"{{{MATHML_NS}}}mi", f"{{{MATHML_NS}}}mo"):
         if token.text and UNKNOWN_COMMAND.match(token.text):
             raise MathError(f"unsupported TeX command {token.text}")
     _unwrap_operators(tree)
     return tree
+
+
+def _mathml(source, parent=None):
+    """An lxml copy of latex2mathml's tree: MathML elements and attributes only, text as text.
+
+    latex2mathml's own string output un-escapes everything after writing it (so that its
+    ``&#x…;`` references survive), which turns text such as ``\\text{<b>}`` into markup; here
+    only those references become characters, and lxml escapes what the text holds.
+    """
+    tag = source.tag
+    if tag not in ELEMENTS:
+        raise MathError(f"cannot convert TeX to MathML (it would write a <{tag}> element)")
+    name = f"{{{MATHML_NS}}}{tag}"
+    if parent is None:
+        element = etree.Element(name, nsmap={None: MATHML_NS})
+    else:
+        element = etree.SubElement(parent, name)
+    for key, value in source.attrib.items():
+        if key == "xmlns":
+            continue
+        if key not in ATTRIBUTES:
+            command = REFUSED_ATTRIBUTES.get(key, f"TeX that sets the attribute {key}")
+            raise MathError(f"unsupported TeX command {command}")
+        element.set(key, _characters(value))
+    element.text = _characters(source.text)
+    element.tail = _characters(source.tail) if parent is not None else None
+    for child in source:
+        _mathml(child, element)
+    return element
+
+
+def _characters(text: str | None) -> str | None:
+    if not text:
+        return text
+    return CHARACTER_REFERENCE.sub(
+        lambda m: chr(int(m.group(1), 16) if m.group(1) else int(m.group(2))), text
+    )
 
 
 def _words(class_name: str) -> str:
@@ -175,14 +243,17 @@ def visit_inline_math(self, node: nodes.math) -> None:
 
 
 def visit_block_math(self, node: nodes.math_block) -> None:
+    number = get_node_equation_number(self, node) if node["number"] else None
     if isinstance(node.parent, nodes.container) and node.parent["ids"] == node["ids"]:
         # furo wraps display math in a container that copies its ids; one id is enough.
-        self.body.append('<div class="math kb-math notranslate">')
+        start = '<div class="math kb-math notranslate">'
     else:
-        self.body.append(self.starttag(node, "div", CLASS="math kb-math notranslate"))
-    if node["number"]:
+        start = self.starttag(node, "div", CLASS="math kb-math notranslate")
+    # A wide formula scrolls (kb-math.css): reachable by keyboard, named (kb.markup.scrolling).
+    label = f"Equation ({number})" if number else "Equation"
+    self.body.append(start.replace("<div", f"<div {focusable(label)}", 1))
+    if number:
         # The anchor and number that a {eq} reference links to, as Sphinx's renderers write it.
-        number = get_node_equation_number(self, node)
         self.body.append(f'<span class="eqno">({number})')
         self.add_permalink_ref(node, _("Link to this equation"))
         self.body.append("</span>")

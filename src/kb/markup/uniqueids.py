@@ -32,6 +32,5 @@ class DropCopiedWrapperIds(SphinxPostTransform):
 
 
 def setup_uniqueids(app: Sphinx) -> None:
+    # (The same wrappers scroll when too wide: kb.markup.scrolling makes them focusable.)
     app.add_post_transform(DropCopiedWrapperIds)
-    # The same wrappers scroll when too wide; this script makes those keyboard-reachable.
-    app.add_js_file("kb-scroll-regions.js", loading_method="defer")

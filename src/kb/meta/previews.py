@@ -4,8 +4,9 @@
   that extension imports matplotlib for its social cards on every build (0.4 s of a 2.7 s
   no-change rebuild at 1000 posts) and skips generated pages. A post gets ``og:type``
   ``article``, its description (the excerpt) and its image, from front matter ``og:image`` (a
-  path relative to the post, ``/`` for the site root, or a URL), checked and copied to the
-  output next to the post; other pages get the site's card (``kb_og_image``).
+  path relative to the post, ``/`` for the site root, or a URL), checked (an image file inside
+  the repository, :mod:`kb.core.paths`) and copied to the output next to the post; other
+  pages get the site's card (``kb_og_image``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from ..core import paths
 from ..core.catalog import get_catalog, has_catalog
 from ..core.posts import Catalog, Post
 from ..core.urls import site_url
@@ -50,11 +52,29 @@ def image_path(post: Post) -> str | None:
     return "/".join(parts)
 
 
+def image_refusal(app: Sphinx, post: Post) -> paths.Refusal | None:
+    """Why a post's own image may not be published (kb.core.paths), or None."""
+    if not post.image or urlparse(post.image).scheme:
+        return None
+    return paths.site_refusal(
+        app.env,
+        paths.named_path(app.env, post.image, post.docname),
+        suffixes=paths.IMAGE_SUFFIXES,
+        kind="an image",
+    )
+
+
+def allowed_image_path(app: Sphinx, post: Post) -> str | None:
+    """:func:`image_path`, when the image may be published."""
+    path = image_path(post)
+    return path if path and image_refusal(app, post) is None else None
+
+
 def image_url(app: Sphinx, post: Post) -> str:
     """Absolute URL of the post's image, or of the site's default image (``kb_og_image``)."""
     if post.image and urlparse(post.image).scheme:
         return post.image
-    path = image_path(post) or app.kb_config.og_image
+    path = allowed_image_path(app, post) or app.kb_config.og_image
     if not path or urlparse(path).scheme:
         return path
     return urljoin(site_url(app), path)
@@ -71,7 +91,11 @@ def _front_matter_line(app: Sphinx, docname: str, key: str) -> int | None:
 def check_images(app: Sphinx, catalog: Catalog) -> None:
     for post in (*catalog.posts, *catalog.drafts):
         path = image_path(post)
-        if path and not (Path(app.srcdir) / path).is_file():
+        refused = image_refusal(app, post)
+        if refused is not None:
+            line = _front_matter_line(app, post.docname, IMAGE_FIELD)
+            paths.warn(IMAGE_FIELD, post.image, refused, (post.docname, line))
+        elif path and not (Path(app.srcdir) / path).is_file():
             logger.warning(
                 f"{IMAGE_FIELD} {post.image!r} not found (looked for {path}); give a path "
                 "relative to the post, or starting with / from the site's root",
@@ -84,7 +108,7 @@ def check_images(app: Sphinx, catalog: Catalog) -> None:
 def copy_images(app: Sphinx, catalog: Catalog) -> None:
     """Copy each post's image to the same path in the output, when new or changed."""
     for post in (*catalog.posts, *catalog.drafts):
-        path = image_path(post)
+        path = allowed_image_path(app, post)
         source = Path(app.srcdir) / path if path else None
         if source is None or not source.is_file():
             continue
@@ -139,7 +163,8 @@ def site_card(app: Sphinx) -> str:
 def post_tags(app: Sphinx, pagename: str, post: Post) -> str:
     """A post's card: its excerpt (as previews show it) and image, plus ``article:*`` tags."""
     image = image_url(app, post)
-    alt = post.title if post.image else app.kb_config.og_image_alt
+    own = post.image and (urlparse(post.image).scheme or allowed_image_path(app, post))
+    alt = post.title if own else app.kb_config.og_image_alt
     description = preview_text(post.excerpt_text)
     tags = [og_tags(app, pagename, post.title, description, "article", image, alt)]
     tags.append(_tag("property", "article:published_time", post.date.date().isoformat()))

@@ -17,6 +17,7 @@ from sphinx.application import Sphinx
 
 from ..core.posts import Post
 from ..core.urls import site_url
+from ..markup.scrolling import focusable
 from .entries import format_date
 from .postpage import add_post_part, post_page
 
@@ -109,7 +110,8 @@ def cite_block_html(app: Sphinx, post: Post) -> str:
         '<h2 id="kb-cite-title">Cite this post</h2>'
         f'<p class="kb-cite-reference">{escape(reference_line(app, post))}</p>'
         '<div class="highlight-bibtex notranslate"><div class="highlight">'
-        f"<pre>{escape(bibtex_entry(app, post), quote=False)}\n</pre></div></div>"
+        f"<pre {focusable('BibTeX entry')}>"  # it scrolls on a phone (kb.markup.scrolling)
+        f"{escape(bibtex_entry(app, post), quote=False)}\n</pre></div></div>"
         "</section>"
     )
 

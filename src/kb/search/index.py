@@ -53,7 +53,7 @@ from .pagefind import (
 logger = logging.getLogger(__name__)
 
 #: What the search page leaves out of the assets every page loads: it shows no code (so no
-#: highlighting styles or copy buttons), math, charts or scrolling tables; Sphinx's term
+#: highlighting styles or copy buttons), math or charts; Sphinx's term
 #: highlighting serves pages opened from Sphinx's own search; the one key of Sphinx's doctools
 #: a reader uses there, ``/``, kb-search.js handles. (``documentation_options.js`` stays:
 #: other extensions' scripts read the settings it defines.) Each is a request competing with
@@ -63,7 +63,6 @@ NOT_ON_SEARCH_PAGE = {
     "_static/kb-math.css",
     "_static/kb-benchmark.css",
     "_static/sphinx_highlight.js",
-    "_static/kb-scroll-regions.js",
     "_static/doctools.js",
     "_static/clipboard.min.js",
     "_static/copybutton.js",

@@ -1,0 +1,219 @@
+"""Which files a post may name: the one rule for every directive, role and field that reads a
+file into a page or publishes it.
+
+A post names files in many places: ``{include}``, ``{literalinclude}`` (and its ``:diff:``),
+``{benchmark}`` and its ``:metadata:``, ``{csv-table}`` and ``{raw}`` with ``:file:``,
+images and figures, ``{download}`` and links to files, front matter ``og:image``. Each of them
+would copy or quote whatever the path leads to. A file may be used only when
+
+* it is inside the repository (the Sphinx source folder) once every ``..`` and symbolic link
+  is followed: a link that leads out counts as out;
+* no part of its path is hidden (``.git``, ``.venv``, ``.env``, …) or a ``__pycache__``;
+* it is not in the build output (``_build``, or wherever this build writes);
+* it is not the site's configuration (``conf.py``), whose settings may hold secrets;
+* it has a type the place accepts (an image for images and ``og:image``, a CSV for data).
+
+:func:`refusal` says why a file is refused (or None), :func:`check` also reports it at the
+post's line. Both decide before anything is read, so a refused file is neither read, nor
+published, nor quoted in the log; the message shows only the path as the post wrote it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+#: What a browser shows as an image (and what link previews accept).
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif")
+#: The site's own machinery: never shown, whatever the place.
+CONFIG_FILES = ("conf.py",)
+#: Never published, whatever the place: Python's caches of compiled code.
+COMPILED = (".pyc", ".pyo")
+BUILD_FOLDER = "_build"
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a file may not be used, and what to write instead."""
+
+    reason: str
+    advice: str
+
+
+INSIDE = "put the file in the repository, next to the post, and give its path relative to the post"
+
+
+def refusal(
+    path: str | os.PathLike,
+    root: str | os.PathLike,
+    *,
+    blocked: tuple[str | os.PathLike, ...] = (),
+    suffixes: tuple[str, ...] | None = None,
+    kind: str = "",
+) -> Refusal | None:
+    """Why ``path`` (absolute, or relative to ``root``) may not be used; None when it may.
+
+    ``root`` is the repository; ``blocked`` are folders whose files are never used (the build
+    output); ``suffixes`` the file types the place accepts (None: any type), named ``kind``
+    in the message ("an image").
+    """
+    root = Path(root).resolve()
+    lexical = Path(os.path.normpath(Path(root, path)))
+    resolved = Path(root, path).resolve()
+    if not resolved.is_relative_to(root):
+        if lexical.is_relative_to(root):
+            return Refusal("leads outside the repository through a symbolic link", INSIDE)
+        return Refusal("is outside the repository", INSIDE)
+    for candidate in (lexical, resolved):
+        if not candidate.is_relative_to(root):
+            continue  # a symbolic link from outside into the repository: judge where it leads
+        parts = candidate.relative_to(root).parts
+        hidden = next((part for part in parts if part.startswith(".") or part == "__pycache__"), "")
+        if hidden:
+            where = "the hidden file" if hidden == parts[-1] else "inside the hidden folder"
+            return Refusal(
+                f"is {where} {hidden}, which is never published",
+                "name a file of the site (posts/…, _static/…) instead",
+            )
+        if parts and parts[0] == BUILD_FOLDER:
+            return Refusal(
+                f"is inside the build output ({BUILD_FOLDER}/)",
+                "name the source file that the build copies there instead",
+            )
+        if candidate.name in CONFIG_FILES:
+            return Refusal(
+                f"is the site's configuration ({candidate.name}), which may hold secrets and "
+                "is never published",
+                "copy what the post needs into a file next to the post",
+            )
+        if candidate.suffix.lower() in COMPILED:
+            return Refusal(
+                f"is compiled Python ({candidate.name}), which is never published",
+                "name the .py source instead",
+            )
+    for folder in blocked:
+        folder = Path(folder).resolve()
+        if resolved.is_relative_to(folder) and folder.is_relative_to(root):
+            return Refusal(
+                f"is inside the build output ({folder.relative_to(root).as_posix()}/)",
+                "name the source file that the build copies there instead",
+            )
+    if suffixes is not None and resolved.suffix.lower() not in suffixes:
+        names = [suffix.lstrip(".") for suffix in suffixes]
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        return Refusal(f"is not {kind}", f"give a {listed} file next to the post")
+    return None
+
+
+OUTPUT_FOLDERS = "kb_output_folders"
+
+
+def note_output_folders(app) -> None:
+    """Remember where this build writes (``builder-inited``): directives and transforms see
+    only the environment, which knows the doctree folder but not the output folder."""
+    setattr(app.env, OUTPUT_FOLDERS, (str(app.outdir), str(app.doctreedir)))
+
+
+def site_refusal(env, path: str | os.PathLike, **options) -> Refusal | None:
+    """:func:`refusal` for this build: the source folder is the repository, and the build's
+    output and doctree folders are never read."""
+    blocked = getattr(env, OUTPUT_FOLDERS, (str(env.doctreedir),))
+    return refusal(path, env.srcdir, blocked=blocked, **options)
+
+
+def named_path(env, target: str, docname: str | None = None) -> Path:
+    """Where Sphinx looks for a file that ``docname`` names (``/x``: from the source folder),
+    as an absolute path before any symbolic link is followed (``env.relfn2path`` follows
+    them, and then cannot tell a link that leads out from a path that does)."""
+    if target.startswith(("/", os.sep)):
+        return Path(env.srcdir, target.lstrip("/" + os.sep))
+    docname = docname or env.docname
+    return Path(env.srcdir, env.doc2path(docname, base=False).parent, target)
+
+
+def message(label: str, shown: str, refused: Refusal, option: str = "") -> str:
+    """``include: '../../x' is outside the repository; put the file …``: ``label`` names the
+    place, ``option`` the directive's option if the path is in one (``:metadata:``), ``shown``
+    is the path as the post wrote it."""
+    where = f"{label}: {option} " if option else f"{label}: "
+    return f"{where}{shorten(shown)!r} {refused.reason}; {refused.advice}"
+
+
+def warn(
+    label: str, shown: str, refused: Refusal, location, option: str = "", reading=None
+) -> None:
+    """Report a refused path at ``location`` (a node, ``(docname, line)`` or ``"path:line"``).
+
+    ``reading``: the environment, when the refusal is found while a document is read; that
+    document is then read again on every build (:func:`read_again`), so that the warning,
+    and the failing ``-W`` build, stay until the post is fixed.
+    """
+    text = message(label, shown, refused, option)
+    logger.warning(text, location=location, type="kb", subtype="path")
+    if reading is not None:
+        read_again(reading)
+
+
+def check(
+    env, label: str, shown: str, path: str | os.PathLike, location, option: str = "", **options
+) -> bool:
+    """True when ``path``, named by the document being read, may be used; otherwise report
+    why at ``location`` and return False."""
+    refused = site_refusal(env, path, **options)
+    if refused is not None:
+        warn(label, shown, refused, location, option, reading=env)
+    return refused is None
+
+
+# -- Documents with a refusal are read again on every build ----------------------------------
+
+READ_AGAIN = "kb_read_again"
+
+
+def read_again(env) -> None:
+    """Read the document being read again on every build, until it refuses nothing."""
+    getattr(env, READ_AGAIN).add(env.docname)
+
+
+def setup_read_again(app) -> None:
+    """Sphinx reads a document again only when it changes, and only a read reports its
+    warnings: without this, the second build after a refusal would pass with no warning."""
+    app.connect("env-before-read-docs", _before_read)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+
+
+def _before_read(app, env, docnames) -> None:
+    if not hasattr(env, READ_AGAIN):
+        setattr(env, READ_AGAIN, set())
+
+
+def _outdated(app, env, added, changed, removed) -> list[str]:
+    return sorted(getattr(env, READ_AGAIN, set()) - set(removed))
+
+
+def _purge(app, env, docname: str) -> None:
+    getattr(env, READ_AGAIN, set()).discard(docname)
+
+
+def _merge(app, env, docnames, other) -> None:
+    getattr(env, READ_AGAIN).update(getattr(other, READ_AGAIN, set()) & set(docnames))
+
+
+def has_glob(path: str) -> bool:
+    """Whether a path has wildcards (``*``, ``?``, ``[``) beyond Sphinx's ``image.*``."""
+    return bool(GLOB_CHARACTERS & set(path.removesuffix(".*")))
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """``text`` as a message may quote it: on one line, without control characters (which a
+    terminal would obey), cut to ``limit`` characters."""
+    text = "".join(c if c.isprintable() else " " for c in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

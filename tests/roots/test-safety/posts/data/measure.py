@@ -1,0 +1,3 @@
+"""A measurement script a post may show."""
+
+print("measured")
