@@ -1,0 +1,76 @@
+"""The built real site as a reader meets it: no stray values.
+
+Pages are parsed with lxml; "visible text" is what a browser shows of the body, without
+scripts, styles, templates and hidden elements.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lxml.html
+
+#: What a template prints for a missing value (Python's, JSON's, JavaScript's).
+STRAY = {"None", "null", "undefined"}
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(
+        path
+        for path in site.rglob("*.html")
+        if path.relative_to(site).parts[0] not in ("_static", "pagefind")
+    )
+
+
+def visible_tree(path: Path):
+    """The page's body without what a browser does not show as text."""
+    tree = lxml.html.parse(str(path))
+    for element in tree.xpath(
+        "//script | //style | //template | //noscript | //*[@hidden] | //head"
+    ):
+        element.drop_tree()
+    return tree
+
+
+def stray_values(path: Path) -> list[str]:
+    """Text nodes that are only a missing value ("None"), outside code, where a post may
+    legitimately show them (`return None`)."""
+    found = []
+    for element in visible_tree(path).iter():
+        if not isinstance(element.tag, str) or element.xpath(
+            "ancestor-or-self::pre|ancestor-or-self::code"
+        ):
+            continue
+        for text in (element.text, element.tail):
+            if text and text.strip() in STRAY:
+                found.append(f"{element.tag}: {text.strip()!r}")
+    return found
+
+
+def empty_headings(path: Path) -> list[str]:
+    tree = visible_tree(path)
+    return [
+        lxml.html.tostring(heading, encoding="unicode")[:120]
+        for heading in tree.xpath("//h1 | //h2 | //h3 | //h4 | //h5 | //h6")
+        if not heading.text_content().strip()
+    ]
+
+
+def test_no_page_shows_a_missing_value_or_an_empty_heading(built_site):
+    problems = [
+        f"{path.relative_to(built_site)}: {problem}"
+        for path in pages(built_site)
+        for problem in (*stray_values(path), *empty_headings(path))
+    ]
+    assert problems == [], "\n".join(problems)
+
+
+def test_stray_value_check_finds_them(tmp_path):
+    page = tmp_path / "x.html"
+    page.write_text(
+        "<html><body><div class='sidebar-tree'>\n  None\n</div><h2> </h2>"
+        "<p>None of this is stray.</p><pre><code>return None</code></pre>"
+        "<p hidden>undefined</p><script>var x = null;</script></body></html>"
+    )
+    assert stray_values(page) == ["div: 'None'"]
+    assert empty_headings(page) == ["<h2> </h2>"]
