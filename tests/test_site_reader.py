@@ -1,4 +1,4 @@
-"""The built real site as a reader meets it: no stray values.
+"""The built real site as a reader meets it: no stray values, the archive.
 
 Pages are parsed with lxml; "visible text" is what a browser shows of the body, without
 scripts, styles, templates and hidden elements.
@@ -74,3 +74,28 @@ def test_stray_value_check_finds_them(tmp_path):
     )
     assert stray_values(page) == ["div: 'None'"]
     assert empty_headings(page) == ["<h2> </h2>"]
+
+
+def test_archive_lists_every_published_post(built_site):
+    # Every post page the build wrote is a published post (drafts are never built).
+    published = {}
+    for path in (built_site / "posts").rglob("*.html"):
+        tree = lxml.html.parse(str(path))
+        if tree.xpath("//section[contains(@class, 'kb-redirect')]"):
+            continue  # a renamed post's old address
+        title = tree.xpath("string(//article//h1)").strip().rstrip("¶").strip()
+        published[title] = tree.xpath("string((//article//time)[1]/@datetime)")
+    assert len(published) > 10
+    archive = lxml.html.parse(str(built_site / "blog/archive.html"))
+    items = archive.xpath("//article//ul[@class='kb-archive-posts']/li")
+    listed = [
+        (
+            item.xpath("string(.//span[@class='kb-archive-title']/a)"),
+            item.xpath("string(time/@datetime)"),
+        )
+        for item in items
+    ]
+    assert sorted(title for title, _ in listed) == sorted(published)
+    assert [day for _, day in listed] == sorted((day for _, day in listed), reverse=True)
+    for title, day in listed:
+        assert published[title] == day, title  # the date of the post's own header
