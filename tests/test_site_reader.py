@@ -1,4 +1,4 @@
-"""The built real site as a reader meets it: no stray values, the archive.
+"""The built real site as a reader meets it: no stray values, ways to subscribe, the archive.
 
 Pages are parsed with lxml; "visible text" is what a browser shows of the body, without
 scripts, styles, templates and hidden elements.
@@ -6,12 +6,18 @@ scripts, styles, templates and hidden elements.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import lxml.html
 
+from kb.feeds.scopes import FORMATS
+
 #: What a template prints for a missing value (Python's, JSON's, JavaScript's).
 STRAY = {"None", "null", "undefined"}
+FEED_FILES_IN_ORDER = [name for name, _, _ in FORMATS.values()]
+FEED_FILES = set(FEED_FILES_IN_ORDER)
 
 
 def pages(site: Path) -> list[Path]:
@@ -74,6 +80,54 @@ def test_stray_value_check_finds_them(tmp_path):
     )
     assert stray_values(page) == ["div: 'None'"]
     assert empty_headings(page) == ["<h2> </h2>"]
+
+
+def linked(site: Path, page: Path, href: str) -> Path:
+    return page.parent.joinpath(unquote(href)).resolve()
+
+
+def test_home_category_and_series_pages_offer_their_feeds(built_site):
+    home = built_site / "index.html"
+    category = built_site / "blog/category/benchmarks.html"
+    series = built_site / "blog/series/cutlass-gemm-tutorial.html"
+    for page in (home, category, series):
+        tree = lxml.html.parse(str(page))
+        (section,) = tree.xpath(
+            "//*[contains(@class, 'sidebar-drawer')]//section[@class='kb-subscribe']"
+        )
+        assert section.xpath("string(h2)").strip() == "Subscribe"
+        feeds = [linked(built_site, page, a.get("href")) for a in section.xpath(".//a[@type]")]
+        assert [path.name for path in feeds] == ["rss.xml", "atom.xml", "feed.json"]
+        assert all(path.is_file() and path.parent == built_site / "feeds" for path in feeds)
+        (more,) = section.xpath(".//a[text()='All feeds']")
+        assert linked(built_site, page, more.get("href")) == built_site / "feeds.html"
+    # A category's and a series' page each offer their own feed under their heading.
+    for page, folder in (
+        (category, "feeds/category/benchmarks"),
+        (series, "feeds/series/cutlass-gemm-tutorial"),
+    ):
+        tree = lxml.html.parse(str(page))
+        (line,) = tree.xpath("//article//p[@class='kb-subscribe-line']")
+        kind = "category" if "category" in folder else "series"
+        assert line.text_content().strip().startswith(f"Subscribe to this {kind}: RSS")
+        feeds = [linked(built_site, page, a.get("href")) for a in line.xpath(".//a[@type]")]
+        assert feeds == [built_site / folder / name for name in FEED_FILES_IN_ORDER]
+        assert all(path.is_file() for path in feeds)
+
+
+def test_feeds_page_lists_every_feed_file(built_site):
+    page = built_site / "feeds.html"
+    tree = lxml.html.parse(str(page))
+    links = tree.xpath("//article//ul[@class='kb-feed-urls']//a")
+    targets = {linked(built_site, page, a.get("href")) for a in links}
+    written = {
+        path.resolve()
+        for path in (built_site / "feeds").rglob("*")
+        if path.is_file() and path.name in FEED_FILES
+    }
+    assert targets == written
+    # The text is the URL to paste into a reader: the site's absolute one.
+    assert all(re.fullmatch(r"https://\S+/feeds/\S+", a.text_content()) for a in links)
 
 
 def test_archive_lists_every_published_post(built_site):
