@@ -153,3 +153,44 @@ def test_archive_lists_every_published_post(built_site):
     assert [day for _, day in listed] == sorted((day for _, day in listed), reverse=True)
     for title, day in listed:
         assert published[title] == day, title  # the date of the post's own header
+
+
+# -- Benchmark figures -------------------------------------------------------------------------
+
+
+def benchmark_figures(site: Path):
+    """(page, figure, the header of its CSV) for every benchmark figure of the site."""
+    for page in sorted((site / "posts").rglob("*.html")):
+        tree = lxml.html.parse(str(page))
+        for figure in tree.xpath("//figure[contains(@class, 'kb-benchmark')]"):
+            (csv_link,) = figure.xpath(".//p[contains(@class, 'kb-benchmark-downloads')]//a")[:1]
+            data = linked(site, page, csv_link.get("href"))
+            header = data.read_text(encoding="utf-8").splitlines()[0].split(",")
+            yield page.relative_to(site), figure, header
+
+
+def significant_digits(cell: str) -> int:
+    return len(cell.replace("-", "").replace(".", "").lstrip("0"))
+
+
+def test_benchmark_figures_read_like_a_papers(built_site):
+    figures = list(benchmark_figures(built_site))
+    assert len(figures) >= 10
+    for page, figure, columns in figures:
+        (svg,) = figure.xpath(".//*[local-name()='svg']")
+        texts = [text.text_content().strip() for text in svg.xpath(".//*[local-name()='text']")]
+        # Axis labels, legend title and legend entries in words: no raw column name.
+        assert not set(texts) & set(columns), (page, set(texts) & set(columns))
+        assert not any(f"{column} (" in text for text in texts for column in columns), page
+        # Table numbers to the precision measured: three significant digits past the point.
+        (table,) = figure.xpath(".//table")
+        headers = [th.text_content().strip() for th in table.xpath(".//thead//th")]
+        assert not set(headers) & set(columns), (page, set(headers) & set(columns))
+        for cell in table.xpath(".//td[contains(@class, 'kb-num')]"):
+            value = cell.text_content().strip()
+            assert "." not in value or significant_digits(value) <= 3, (page, value)
+        # The caption once: under chart and table, not again over the table.
+        assert table.xpath("./caption") == []
+        title = svg.xpath("string(./*[local-name()='title'])")
+        caption = figure.xpath("string(.//figcaption)").replace("\u2019", "'")  # smart quotes
+        assert caption.count(title) == 1, (page, title)

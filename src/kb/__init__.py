@@ -66,5 +66,5 @@ def setup(app: Sphinx) -> dict:
         "version": __version__,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 2,
+        "env_version": 3,  # bump when what kb stores in doctrees changes (ChartSpec)
     }
