@@ -28,7 +28,7 @@ VERSIONS = {"rss": "RSS 2.0", "atom": "Atom 1.0", "json": "JSON Feed 1.1"}
 #: The feed icon (the usual "broadcast" mark), drawn in the text's colour, hidden from
 #: screen readers: the link text says what it is.
 ICON = (
-    '<svg class="kb-feed-icon" aria-hidden="true" focusable="false" viewBox="0 0 16 16" '
+    '<svg class="kb-feed-icon" aria-hidden="true" viewBox="0 0 16 16" '
     'width="12" height="12"><circle cx="3" cy="13" r="2" fill="currentColor"/>'
     '<path d="M1 6.5a8.5 8.5 0 0 1 8.5 8.5h-2.5a6 6 0 0 0-6-6z" fill="currentColor"/>'
     '<path d="M1 1a14 14 0 0 1 14 14h-2.5a11.5 11.5 0 0 0-11.5-11.5z" fill="currentColor"/>'
