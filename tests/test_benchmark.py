@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import soup, warning_lines
 
-from kb.benchmark import charts, hardware
+from kb.benchmark import charts, hardware, labels
 from kb.benchmark.data import read_metadata
 
 ERRORS_ROOT = Path(__file__).parent / "roots" / "test-benchmark-errors"
@@ -47,16 +47,24 @@ def test_bar_chart_table_and_peak(app, warning):
     assert not re.search(r"#0a0b0\d|#010203", str(svg))  # no placeholder colour left over
 
     table, header, rows = _table(figure)
-    assert table.caption.get_text(strip=True) == "FA4 backward on B200"
+    # No caption of its own: the figure's caption, under chart and table, is said once.
+    assert table.caption is None
+    visible = figure.get_text(" ", strip=True).replace(svg.get_text(" ", strip=True), "")
+    assert visible.count("FA4 backward on B200") == 1
     assert all(th.get("scope") == "col" for th in table.select("thead th"))
-    assert header == ["configuration", "head_dim", "tflops (TFLOP/s)", "% of peak"]
+    # Headers in words with the unit; the measured column named after what the unit measures.
+    assert header == ["Configuration", "Head dim", "Throughput (TFLOP/s)", "% of peak"]
     peak = hardware.load_registry().gpus["b200"].peaks["dense_bf16"]
     csv_rows = [
-        ("head dim 128", "128", "1237"),
-        ("head dim 64, low", "64", "675"),
-        ("head dim 64, high", "64", "832.5"),
+        ("head dim 128", "128", 1237),
+        ("head dim 64, low", "64", 675),
+        ("head dim 64, high", "64", 832.5),
     ]
-    assert rows == [[*row, f"{100 * float(row[2]) / peak:.1f}"] for row in csv_rows]
+    # Three significant digits (832.5 -> 833), but never fewer whole digits (1237 stays).
+    assert rows == [
+        [name, dim, shown, f"{100 * value / peak:.1f}"]
+        for (name, dim, value), shown in zip(csv_rows, ["1237", "675", "833"], strict=True)
+    ]
     assert [row[3] for row in rows] == ["55.0", "30.0", "37.0"]  # the post's 55% and 30-37%
 
     caption = figure.figcaption
@@ -89,9 +97,10 @@ def test_line_chart_from_metadata(app, warning):
     assert "Measured: 2026-11-20" in meta
 
     _, header, rows = _table(figure)
-    assert header == ["kernel", "size_mib", "gbps (GB/s)", "% of peak"]
-    # GB/s against a peak in TB/s: 4.8 TB/s is 4800 GB/s.
-    assert rows[0] == ["copy", "64", "3890.5", f"{100 * 3890.5 / 4800:.1f}"]
+    # The unit of size_mib is read off its name.
+    assert header == ["Kernel", "Size (MiB)", "Bandwidth (GB/s)", "% of peak"]
+    # GB/s against a peak in TB/s: 4.8 TB/s is 4800 GB/s; the cell rounded, not the ratio.
+    assert rows[0] == ["copy", "64", "3891", f"{100 * 3890.5 / 4800:.1f}"]
     assert rows[-1] == ["triad", "1024", "", ""]  # an empty cell stays empty
     downloads = [a.get_text() for a in figure.select(".kb-benchmark-downloads a.download")]
     assert downloads == ["h200-copy.csv", "h200-copy.json"]
@@ -118,7 +127,7 @@ def test_other_builders_get_the_table(app, warning):
     app.build()
     assert warning.getvalue() == ""
     text = (app.outdir / "index.txt").read_text(encoding="utf-8")
-    assert "% of peak" in text and "832.5" in text
+    assert "% of peak" in text and "833" in text and "832.5" not in text
 
 
 @pytest.mark.sphinx("html", testroot="benchmark-errors")
@@ -145,6 +154,10 @@ def test_errors_name_the_line_and_the_fix(app, warning):
         "give :y: the column(s) of data/ok.csv to plot (columns: name, tflops)",
         "column 'vendor' not in data/ok.csv (columns: name, tflops)",
         "no row of data/ok.csv matches :filter: name=nothing-matches",
+        ":labels: needs column=label pairs separated by commas, got 'tflops'",
+        "column 'flops' not in data/ok.csv (columns: name, tflops)",
+        ":spread: takes none, or the low and high columns of the one :y: column "
+        "(e.g. tflops_min, tflops_max), got 'name'",
     ]
     assert warning_lines(warning) == [
         f"{app.srcdir / 'index.md'}:{line}: WARNING: benchmark: {message} [kb.benchmark]"
@@ -274,3 +287,171 @@ def test_filter_keeps_only_matching_rows(app, warning):
     figure = soup(app.outdir / "filtered.html").select_one("figure.kb-benchmark")
     _, _, rows = _table(figure)
     assert [row[0] for row in rows] == ["head dim 64, low"]
+
+
+# -- Charts and tables that read like a paper's ------------------------------------------------
+
+GEMM_PAGE = """---
+orphan: true
+---
+# Square GEMM
+
+```{{benchmark}} data/gemm.csv
+:x: m
+:y: tflops_median
+:group: dtype
+{options}
+:title: Square GEMM on one GPU
+```
+"""
+GEMM_COLUMNS = ["dtype", "m", "tflops_median", "tflops_min", "tflops_max", "ms_median"]
+
+
+def _gemm_figure(app, name: str, options: str = ""):
+    """Build a page with one figure of data/gemm.csv; its HTML figure and its chart's spec."""
+    from kb.benchmark.directive import benchmark_chart
+
+    (app.srcdir / f"{name}.md").write_text(GEMM_PAGE.format(options=options), encoding="utf-8")
+    app.build()
+    assert warning_lines(app._warning) == []
+    figure = soup(app.outdir / f"{name}.html").select_one("figure.kb-benchmark")
+    (chart,) = app.env.get_doctree(name).findall(benchmark_chart)
+    return figure, chart["spec"]
+
+
+def _svg_texts(figure) -> list[str]:
+    return [text.get_text(strip=True) for text in figure.select("svg.kb-chart text")]
+
+
+@pytest.mark.sphinx("html", testroot="benchmark")
+def test_readable_defaults_from_the_unit(app):
+    figure, spec = _gemm_figure(app, "gemm-defaults")
+    # No :unit: and no :labels:: the unit is read off the column's name (tflops_, ms_).
+    assert spec.y_label == "Throughput (TFLOP/s)"
+    assert spec.x_label == "M" and spec.legend_title == "Dtype"
+    texts = _svg_texts(figure)
+    assert "Throughput (TFLOP/s)" in texts
+    assert not any("_" in text for text in texts)  # no raw column name anywhere
+    _, header, rows = _table(figure)
+    assert header == [
+        "Dtype",
+        "M",
+        "Median (TFLOP/s)",
+        "Min (TFLOP/s)",
+        "Max (TFLOP/s)",
+        "Median (ms)",
+    ]
+    # Three significant digits, never more decimals than the data, never fewer whole digits.
+    assert rows[0] == ["bf16", "1024", "163", "142", "214", "0.0132"]
+    assert rows[5] == ["fp8", "2048", "1016", "1016", "1073", "0.0169"]
+
+
+@pytest.mark.sphinx("html", testroot="benchmark")
+def test_labels_given_by_the_author(app):
+    options = (
+        ":xlabel: Matrix size M = N = K\n"
+        ":labels: dtype=Data type, tflops_median=Throughput, tflops_min=Min, tflops_max=Max, "
+        "ms_median=Time, m=M = N = K\n"
+        ":digits: 4"
+    )
+    figure, spec = _gemm_figure(app, "gemm-labels", options)
+    assert spec.x_label == "Matrix size M = N = K"
+    assert spec.y_label == "Throughput (TFLOP/s)"  # the measured column's label, its unit
+    assert spec.legend_title == "Data type"
+    texts = _svg_texts(figure)
+    assert {"Matrix size M = N = K", "Throughput (TFLOP/s)", "Data type"} <= set(texts)
+    for column in GEMM_COLUMNS:
+        assert column not in texts and not any(f"{column}_" in t or "_" in t for t in texts)
+    _, header, rows = _table(figure)
+    assert header == [
+        "Data type",
+        "M = N = K",
+        "Throughput (TFLOP/s)",
+        "Min (TFLOP/s)",
+        "Max (TFLOP/s)",
+        "Time (ms)",
+    ]
+    assert rows[0] == ["bf16", "1024", "163.1", "142.1", "213.6", "0.01317"]  # :digits: 4
+
+
+@pytest.mark.sphinx("html", testroot="benchmark")
+def test_spread_is_drawn_when_the_data_has_it(app):
+    figure, spec = _gemm_figure(app, "gemm-spread")
+    # tflops_min and tflops_max go with tflops_median: a band around each line.
+    assert [len(series.spread) for series in spec.series] == [4, 4]
+    assert spec.series[0].spread[0] == (1024.0, 142.116, 213.648)
+    svg = str(figure.select_one("svg.kb-chart"))
+    assert svg.count("opacity: 0.18") == 3  # two bands and their key in the legend
+    assert "min–max" in _svg_texts(figure)
+
+    figure, spec = _gemm_figure(app, "gemm-no-spread", ":spread: none")
+    assert all(series.spread == () for series in spec.series)
+    assert "opacity: 0.18" not in str(figure.select_one("svg.kb-chart"))
+    assert "min–max" not in _svg_texts(figure)
+
+    _, spec = _gemm_figure(app, "gemm-own-spread", ":spread: tflops_min, tflops_max")
+    assert spec.series[1].spread[0] == (1024.0, 90.8887, 141.504)
+
+
+@pytest.mark.sphinx("html", testroot="benchmark")
+def test_sizes_that_double_get_a_log2_axis(app):
+    _, spec = _gemm_figure(app, "gemm-log2")
+    assert spec.xscale == "log2"  # 1024 … 8192, all powers of two
+    _, spec = _gemm_figure(app, "gemm-linear", ":xscale: linear")
+    assert spec.xscale == "linear"  # the author's choice wins
+    assert charts.default_xscale([512, 1024, 2048, 4096]) == "log2"
+    assert charts.default_xscale([1, 2, 4]) == "linear"  # a factor of 4: linear reads better
+    assert charts.default_xscale([1024, 1536, 2048, 3072, 4096, 8192]) == "linear"
+    assert charts.default_xscale([0, 1, 2, 4, 8]) == "linear"
+    assert charts.default_xscale(["a", "b"]) == "linear"
+
+
+@pytest.mark.parametrize(
+    ("text", "digits", "shown"),
+    [
+        ("176.469", 3, "176"),
+        ("0.0121692", 3, "0.0122"),
+        ("4.50012", 3, "4.50"),
+        ("832.5", 3, "833"),  # half up, not to even
+        ("1237", 3, "1237"),
+        ("33554432", 3, "33554432"),
+        ("64", 3, "64"),
+        ("1", 3, "1"),
+        ("0.959177", 3, "0.959"),
+        ("2.5", 3, "2.5"),  # never more decimals than measured
+        ("-0.04567", 2, "-0.046"),
+        ("0", 3, "0"),
+        ("1e-05", 3, "0.00001"),
+        ("n/a", 3, "n/a"),
+    ],
+)
+def test_numbers_are_rounded_to_significant_digits(text, digits, shown):
+    assert labels.round_number(text, digits) == shown
+
+
+def test_units_and_names_from_column_names():
+    assert labels.name_unit("tflops_median") == "TFLOP/s"
+    assert labels.name_unit("latency_ms_p99") == "ms"
+    assert labels.name_unit("buffer_bytes") == "bytes"
+    assert labels.name_unit("seqlen") == ""
+    assert labels.plain_name("latency_ms_p99") == "latency p99"
+    assert labels.plain_name("tflops") == "throughput"  # nothing but the unit
+    assert labels.plain_name("head_dim") == "head dim"
+    assert labels.with_unit("Median", "ms") == "Median (ms)"
+    assert labels.with_unit("Time (ms)", "ms") == "Time (ms)"
+    assert labels.tick_label(33554432, "bytes") == "32 MiB"
+    assert labels.tick_label(8 * 2**30, "bytes") == "8 GiB"
+    assert labels.tick_label(16384.0, "") == "16384"
+    assert labels.tick_label(0.5, "") == "0.5"
+
+
+def test_labels_option_allows_commas_and_equals_in_labels():
+    # A new pair starts only at ", column=" for a column of the data.
+    columns = ["m", "seqlen"]
+    value = "m=Size, M = N = K, seqlen=Length (tokens, log scale)"
+    assert labels.parse_labels(value, columns) == {
+        "m": "Size, M = N = K",
+        "seqlen": "Length (tokens, log scale)",
+    }
+    with pytest.raises(ValueError, match="column=label pairs"):
+        labels.parse_labels("m", columns)

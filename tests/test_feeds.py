@@ -516,6 +516,81 @@ def test_no_site_url_warns_once_and_skips_feeds(app):
     outdir = Path(app.outdir)
     assert not (outdir / "feeds").exists()
     assert discovery(outdir / "index.html") == []
+    # Nothing to subscribe to, so no page offers it.
+    assert not (outdir / "feeds.html").exists()
+    assert soup(outdir / "index.html").select(".kb-subscribe") == []
+    assert soup(outdir / "blog/category/article.html").select(".kb-subscribe-line") == []
+
+
+# -- What a reader sees: subscribe links and the feeds page ------------------------------------
+
+
+def linked_file(outdir: Path, page: str, href: str) -> Path:
+    """The built file a relative link on a page points at."""
+    return (outdir / page).parent.joinpath(unquote(href)).resolve()
+
+
+@pytest.mark.sphinx(
+    "html", testroot="feeds", srcdir="feeds-subscribe", confoverrides={"kb_page_size": 1}
+)
+def test_every_page_shows_subscribe_links(app):
+    outdir = build(app)
+    pages = ["index.html", "posts/gemm-basics.html", "blog/category/article/page/2.html"]
+    for page in pages:
+        (section,) = soup(outdir / page).select(".sidebar-drawer .kb-subscribe")
+        assert section.find("h2").get_text(strip=True) == "Subscribe"
+        links = {a.get_text(): a["href"] for a in section.select("a")}
+        assert list(links) == ["RSS", "Atom", "JSON Feed", "All feeds"]
+        for (name, media, _), label in zip(
+            FORMATS.values(), ["RSS", "Atom", "JSON Feed"], strict=True
+        ):
+            assert linked_file(outdir, page, links[label]) == (outdir / "feeds" / name).resolve()
+            assert section.find("a", string=label)["type"] == media
+        assert linked_file(outdir, page, links["All feeds"]) == (outdir / "feeds.html").resolve()
+    # An archive with a feed of its own offers it under its heading, on each of its pages.
+    for page in ("blog/category/article.html", "blog/category/article/page/2.html"):
+        (line,) = soup(outdir / page).select("article .kb-subscribe-line")
+        assert line.get_text(" ", strip=True).startswith("Subscribe to this category: RSS")
+        hrefs = [a["href"] for a in line.select("a")]
+        assert [linked_file(outdir, page, href) for href in hrefs] == [
+            *(
+                (outdir / "feeds/category/article" / name).resolve()
+                for name, _, _ in FORMATS.values()
+            ),
+            (outdir / "feeds.html").resolve(),
+        ]
+    # Tags have no feeds here (kb_feed_tags is off), so their archives offer none.
+    assert soup(outdir / "blog/tag/gemm.html").select(".kb-subscribe-line") == []
+
+
+@pytest.mark.sphinx("html", testroot="feeds", srcdir="feeds-page")
+def test_feeds_page_lists_every_feed_with_its_urls(app):
+    outdir = build(app)
+    page = soup(outdir / "feeds.html")
+    article = page.select_one("article")
+    assert article.find("h1").get_text() == "Feeds"
+    intro = article.select_one(".kb-feeds-intro").get_text()
+    assert "feed reader" in intro and "copy a feed's address" in intro
+    # Every feed file the build wrote is on the page: its absolute URL as the text, a link
+    # that leads to it.
+    written = {
+        f"{BASE}{path.relative_to(outdir).as_posix()}"
+        for path in (outdir / "feeds").rglob("*")
+        if path.is_file()
+    }
+    shown = {}
+    for link in article.select(".kb-feed-urls a"):
+        shown[link.get_text()] = link["href"]
+        assert linked_file(outdir, "feeds.html", link["href"]) == local_file(
+            outdir, link.get_text()
+        )
+    assert set(shown) == written
+    formats = [s.get_text() for s in article.select(".kb-feed-urls li .kb-feed-format")][:3]
+    assert formats == ["RSS 2.0", "Atom 1.0", "JSON Feed 1.1"]
+    headings = [h.get_text(strip=True) for h in article.select("h2, h3")]
+    assert headings == ["The whole site", "Categories", "Article", "Benchmarks"]
+    assert article.select_one("h3 a")["href"] == "blog/category/article.html"
+    assert "feeds.html" in (outdir / "sitemap.xml").read_text()
 
 
 # -- Reproducible and incremental --------------------------------------------------------------

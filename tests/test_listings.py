@@ -150,8 +150,36 @@ def test_catalog_pages_show_counts(built):
         for li in tags.select(".kb-catalog li")
     }
     assert tag_counts == {"attention": "(13)", "fp8": "(5)", "gemm": "(14)"}
-    years = soup(built / "blog/archive.html")
-    assert [li.a.get_text() for li in years.select(".kb-catalog li")] == ["2025", "2024", "2023"]
+
+
+def test_archive_lists_every_post_under_its_year_newest_first(built):
+    page = soup(built / "blog/archive.html")
+    article = page.select_one("article")
+    assert article.find("h1").get_text() == "All years"
+    sections = article.select("section.kb-archive-year")
+    assert [s.find("h2").a.get_text() for s in sections] == ["2025", "2024", "2023"]
+    listed, dates = [], []
+    for section in sections:
+        heading = section.find("h2")
+        assert heading.a["href"] == f"../blog/{heading.a.get_text()}.html"  # the year's page
+        items = section.select(".kb-archive-posts li")
+        assert heading.select_one(".kb-count").get_text() == f"({len(items)})"
+        for item in items:
+            when = item.find("time")["datetime"]
+            assert when.startswith(heading.a.get_text())
+            assert item.find("time").get_text()  # "21 February 2024"
+            dates.append(when)
+            link = item.select_one(".kb-archive-title a")
+            listed.append(
+                "posts/post-13"
+                if link["href"].startswith("https://elsewhere")
+                else re.sub(r"^(\.\./)+", "", link["href"])[:-5]
+            )
+    # Every published post, once, newest first; the external one marked as on the listings.
+    assert sorted(listed) == sorted(POSTS)
+    assert dates == sorted(dates, reverse=True)
+    external = article.find("a", href="https://elsewhere.example.com/post-13")
+    assert external.find_next_sibling(class_="kb-external").get_text() == "(External)"
 
 
 def test_home_page_lists_latest_posts(built):
@@ -179,7 +207,16 @@ def test_sidebar_is_bounded(built):
 
 
 @pytest.mark.parametrize(
-    "page", ["index", "blog", "blog/page/2", "blog/category/article", "blog/tag", "posts/post-07"]
+    "page",
+    [
+        "index",
+        "blog",
+        "blog/page/2",
+        "blog/category/article",
+        "blog/tag",
+        "blog/archive",
+        "posts/post-07",
+    ],
 )
 def test_markup_is_valid(built, page):
     html = soup(built / f"{page}.html")

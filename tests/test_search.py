@@ -386,3 +386,34 @@ def test_the_bundle_is_the_same_bytes_whatever_order_pagefind_wrote_its_filters(
     canonical.canonicalize(bundle)
     after = {p.relative_to(bundle): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
     assert after == before
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-math")
+def test_math_is_indexed_as_its_tex_source(app):
+    app.build()
+    assert app.warning.getvalue() == ""
+    outdir = Path(app.outdir)
+    # The page draws MathML, as before.
+    page = soup(outdir / "posts" / "blackwell-formats.html")
+    assert len(page.select("[data-pagefind-body] math")) == 2
+    assert page.select(".kb-math-tex") == []
+    # Its record, which Pagefind reads, holds the TeX instead: a snippet shows that.
+    record = soup(Path(app.doctreedir) / search.RECORDS_DIR / "posts" / "blackwell-formats.html")
+    assert record.select("math") == []
+    assert [span.get_text() for span in record.select(".kb-math-tex")] == [
+        r"$$C_{ij} = \sum_{c} s_{c} \sum_{k \in \text{block } c} A_{ik} B_{kj}$$",
+        "$s_c$",
+    ]
+    content = fragments(outdir)["/posts/blackwell-formats.html"]["content"]
+    assert r"C_{ij} = \sum_{c} s_{c}" in content and "$s_c$ per block" in content
+    assert "Cij" not in content and "∑" not in content
+
+
+def test_math_that_does_not_pair_up_is_left_out_of_the_record():
+    body = "<p>a <math><mi>x</mi></math> b <math><mi>y</mi></math></p>"
+    assert search.math_as_tex(body, [("x", False), ("y^2", True)]) == (
+        '<p>a  <span class="kb-math-tex">$x$</span>  b  '
+        '<span class="kb-math-tex">$$y^2$$</span> </p>'
+    )
+    # One formula fewer than the page shows (a raw <math> in a post): none is guessed at.
+    assert search.math_as_tex(body, [("x", False)]) == "<p>a   b  </p>"

@@ -69,5 +69,5 @@ def setup(app: Sphinx) -> dict:
         "version": __version__,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 3,
+        "env_version": 4,  # bump when what kb stores in doctrees changes
     }

@@ -1,8 +1,10 @@
-"""Screenshots of home, a post and a category page, desktop and phone, light and dark.
+"""Screenshots of the pages a reader meets, desktop and phone, light and dark.
 
 Written to ``_build/screenshots/{page}-{device}-{scheme}.png`` for a person to look at (the
-folder is not committed). The test also checks what a glance would: the image has the
-device's width, and a dark page is dark and a light one light.
+folder is not committed): home, a post, a category page, a Benchmarks post with its charts,
+the search page with a hit inside an equation, the 404 page and the feeds page. The test
+also checks what a glance would: the image has the device's width, and a dark page is dark
+and a light one light.
 """
 
 from __future__ import annotations
@@ -21,6 +23,15 @@ DEVICES = {
     },
 }
 
+#: Pages beyond home, post and category: what each shows, and what to wait for.
+MORE_PAGES = {
+    "benchmarks-post": ("posts/2026/h200-gemm-and-memory-bandwidth.html", "svg.kb-chart"),
+    # "frac" is a word only equations use: each result's snippet is a formula, as TeX.
+    "search-math": ("search.html?q=frac", ".kb-search-result-excerpt"),
+    "404": ("posts/2025/no-such-post.html", "article h1"),
+    "feeds": ("feeds.html", ".kb-feed-urls"),
+}
+
 
 def mean_brightness(path) -> float:
     """Mean grey level of an image, 0 (black) … 255 (white)."""
@@ -33,8 +44,12 @@ def mean_brightness(path) -> float:
 def test_screenshots(open_page, site_url, built_site, screenshots_dir, device, scheme):
     page = open_page(color_scheme=scheme, **DEVICES[device])
     pages = representative_pages(built_site)
-    for kind in ("home", "post", "category"):
-        page.goto(site_url + pages[kind])
+    shots = {kind: (pages[kind], None) for kind in ("home", "post", "category")}
+    shots.update(MORE_PAGES)
+    for kind, (url, ready) in shots.items():
+        page.goto(site_url + url)
+        if ready:
+            page.locator(ready).first.wait_for()
         page.wait_for_load_state("networkidle")
         path = screenshots_dir / f"{kind}-{device}-{scheme}.png"
         page.screenshot(path=path, full_page=True)

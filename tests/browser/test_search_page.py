@@ -182,6 +182,20 @@ def test_typing_on_the_search_page_updates_results(page, small_site):
     expect(page).to_have_url(f"{small_site}search.html?q=colophon")
 
 
+def test_a_hit_inside_an_equation_shows_its_tex(page, small_site, site_url):
+    """A snippet of a formula reads as its TeX, not as MathML's letters run together."""
+    search(page, small_site, "block")
+    excerpt = page.locator(".kb-search-result-excerpt").first.inner_text()
+    assert r"$$C_{ij} = \sum_{c} s_{c}" in excerpt and "Cij" not in excerpt
+    # On the real site, a word that only the Stream-K post's work equation uses.
+    search(page, site_url, "lceil")
+    first = page.locator(".kb-search-result").first
+    expect(first.locator(".kb-search-result-title a")).to_contain_text("Stream-K")
+    excerpt = first.locator(".kb-search-result-excerpt").inner_text()
+    assert r"\left\lceil \frac{M}{B_M}" in excerpt and "⌈" not in excerpt
+    assert page.console_errors == []
+
+
 # -- The sidebar box -----------------------------------------------------------------------------
 
 

@@ -19,9 +19,10 @@ from io import StringIO
 from pathlib import Path
 
 from ..core.fileio import write_atomically
+from .labels import round_value, tick_label
 
 #: Bump when the drawing code changes, so that cached charts are drawn again.
-CHART_VERSION = "1"
+CHART_VERSION = "2"
 
 # Placeholder colours that the drawn SVG carries and _theme() replaces.
 FOREGROUND = "#010203"
@@ -37,6 +38,8 @@ MAX_TICKS = 12
 class Series:
     label: str
     points: tuple[tuple[float | str, float], ...]
+    #: The spread around each point, (x, low, high): a band around a line, error bars on a bar.
+    spread: tuple[tuple[float | str, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,10 +54,23 @@ class ChartSpec:
     xscale: str = "linear"  # or "log2"
     peak: float | None = None
     peak_label: str = ""
+    legend_title: str = ""  # what the series are: the group column's label
+    x_unit: str = ""  # the x column's unit: byte units tick as binary sizes (32 MiB)
+    spread_label: str = ""  # what the bands or error bars show ("min–max"), in the legend
+    digits: int = 3  # significant digits of the values printed on bars
 
     def digest(self) -> str:
         key = repr((CHART_VERSION, version("matplotlib"), self))
         return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+
+
+def default_xscale(xs) -> str:
+    """``log2`` for sizes that double (512, 1024, … 32768): at least three, all powers of two,
+    spanning a factor of 8 or more; else ``linear``."""
+    values = sorted({x for x in xs if isinstance(x, int | float)})
+    if len(values) < 3 or values[0] <= 0 or values[-1] / values[0] < 8:
+        return "linear"
+    return "log2" if all(_is_power_of_two(x) for x in values) else "linear"
 
 
 def cached_svg(spec: ChartSpec, cache_dir: Path) -> Path:
@@ -94,7 +110,8 @@ def render_svg(spec: ChartSpec) -> str:
     from matplotlib.figure import Figure
 
     with matplotlib.rc_context(_rc()):
-        figure = Figure(figsize=(6.4, 3.6))
+        # Constrained layout makes room for the legend beside the plot, and no more.
+        figure = Figure(figsize=(6.4, 3.6), layout="constrained")
         axes = figure.add_subplot()
         if spec.kind == "bar":
             _draw_bars(axes, spec)
@@ -105,25 +122,85 @@ def render_svg(spec: ChartSpec) -> str:
         axes.set_ylabel(spec.y_label)
         axes.grid(axis="y")
         axes.spines[["top", "right"]].set_visible(False)
-        if len(spec.series) > 1:
-            axes.legend(frameon=False)
-        figure.tight_layout()
+        _legend(axes, spec)
         out = StringIO()
         figure.savefig(out, format="svg", metadata={"Date": None})
     return _theme(out.getvalue())
+
+
+def _has_spread(spec: ChartSpec) -> bool:
+    return any(series.spread for series in spec.series)
+
+
+def _legend(axes, spec: ChartSpec) -> None:
+    """Series by colour, under the group's name, and what the shading means when there is any."""
+    handles, labels = axes.get_legend_handles_labels()
+    title = spec.legend_title or None
+    if len(spec.series) < 2:  # one series needs no key, nor a name for the series
+        handles, labels, title = [], [], None
+    if _has_spread(spec) and spec.spread_label:
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        if spec.kind == "bar":  # error bars
+            handles.append(Line2D([], [], color=FOREGROUND, marker="|", linestyle="none"))
+        else:  # a shaded band around each line
+            handles.append(Patch(facecolor=FOREGROUND, alpha=0.18, linewidth=0))
+        labels.append(spec.spread_label)
+    if handles:
+        # Beside the plot, as a paper's figure has it: never over a line, a band or the peak.
+        axes.legend(
+            handles,
+            labels,
+            title=title,
+            frameon=False,
+            fontsize=9,
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1),
+            borderaxespad=0,
+            alignment="left",
+        )
 
 
 def _draw_lines(axes, spec: ChartSpec) -> None:
     xs = sorted({x for series in spec.series for x, _ in series.points})
     for series in spec.series:
         points = sorted(series.points)
-        axes.plot([x for x, _ in points], [y for _, y in points], marker="o", label=series.label)
+        (line,) = axes.plot(
+            [x for x, _ in points], [y for _, y in points], marker="o", label=series.label
+        )
+        if series.spread:
+            spread = sorted(series.spread)
+            axes.fill_between(
+                [x for x, _, _ in spread],
+                [low for _, low, _ in spread],
+                [high for _, _, high in spread],
+                color=line.get_color(),
+                alpha=0.18,
+                linewidth=0,
+            )
     if spec.xscale == "log2":
         axes.set_xscale("log", base=2)
-    if len(xs) <= MAX_TICKS:
-        axes.set_xticks(xs, [f"{x:g}" for x in xs])
+    ticks = _ticks(xs, spec.xscale)
+    if len(ticks) <= MAX_TICKS:
+        axes.set_xticks(ticks, [tick_label(x, spec.x_unit) for x in ticks])
         axes.minorticks_off()
     axes.set_ylim(bottom=0)
+
+
+def _is_power_of_two(x) -> bool:
+    return x > 0 and float(x).is_integer() and int(x) & (int(x) - 1) == 0
+
+
+def _ticks(xs: list, xscale: str) -> list:
+    """A tick at each measured x; on a log2 axis whose sizes are not all powers of two
+    (1024, 1536, 2048, 3072 …), only at the powers of two among them, so labels never
+    crowd."""
+    if xscale == "log2" and not all(_is_power_of_two(x) for x in xs):
+        powers = [x for x in xs if _is_power_of_two(x)]
+        if len(powers) >= 2:
+            return powers
+    return xs
 
 
 def _draw_bars(axes, spec: ChartSpec) -> None:
@@ -133,8 +210,24 @@ def _draw_bars(axes, spec: ChartSpec) -> None:
         offset = (index - (len(spec.series) - 1) / 2) * width
         positions = [categories.index(x) + offset for x, _ in series.points]
         bars = axes.bar(positions, [y for _, y in series.points], width, label=series.label)
+        if series.spread:
+            values = dict(series.points)
+            axes.errorbar(
+                [categories.index(x) + offset for x, _, _ in series.spread],
+                [values[x] for x, _, _ in series.spread],
+                yerr=[
+                    [values[x] - low for x, low, _ in series.spread],
+                    [high - values[x] for x, _, high in series.spread],
+                ],
+                fmt="none",
+                ecolor=FOREGROUND,
+                elinewidth=1,
+                capsize=3,
+            )
         if len(categories) * len(spec.series) <= MAX_TICKS:
-            axes.bar_label(bars, fmt="%g", fontsize=8, padding=2)
+            axes.bar_label(
+                bars, fmt=lambda value: round_value(value, spec.digits), fontsize=8, padding=2
+            )
     axes.set_xticks(range(len(categories)), categories)
 
 
@@ -142,16 +235,17 @@ def _draw_peak(axes, spec: ChartSpec) -> None:
     if spec.peak is None:
         return
     axes.axhline(spec.peak, color=FOREGROUND, linestyle="--", linewidth=1)
-    axes.text(
-        0.99,
-        spec.peak,
+    axes.annotate(
         spec.peak_label,
-        transform=axes.get_yaxis_transform(),
+        (0.99, spec.peak),
+        xycoords=axes.get_yaxis_transform(),
+        xytext=(0, 3),  # clear of the dashed line
+        textcoords="offset points",
         ha="right",
         va="bottom",
         fontsize=8,
     )
-    axes.set_ylim(0, spec.peak * 1.1)
+    axes.set_ylim(0, spec.peak * 1.12)
 
 
 def _theme(svg: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,23 +80,52 @@ class Measurements:
             raise BenchmarkError(f"no row of {self.shown} matches :filter: {', '.join(conditions)}")
         return Measurements(self.shown, self.header, rows, lines)
 
-    def series(self, x: str, ys: list[str], group: str | None, numeric_x: bool) -> list[Series]:
-        """One series per group value (in order of appearance) and measured column."""
+    def series(
+        self,
+        x: str,
+        ys: list[str],
+        group: str | None,
+        numeric_x: bool,
+        names: dict[str, str] | None = None,
+        spreads: dict[str, tuple[str, str]] | None = None,
+    ) -> list[Series]:
+        """One series per group value (in order of appearance) and measured column.
+
+        ``names`` says what to call each measured column in the legend (default: the column);
+        ``spreads`` gives a measured column's low and high columns (its min and max)."""
+        names, spreads = names or {}, spreads or {}
         xs = self.numbers(x) if numeric_x else [row[x] for row in self.rows]
         groups = list(dict.fromkeys(row[group] for row in self.rows)) if group else [None]
         result = []
         for name in groups:
             for y in ys:
-                points = tuple(
-                    (x_value, y_value)
-                    for row, x_value, y_value in zip(self.rows, xs, self.numbers(y), strict=True)
-                    if (group is None or row[group] == name)
-                    and y_value is not None
-                    and x_value not in (None, "")
-                )
-                label = " · ".join(part for part in (name, y if len(ys) > 1 else None) if part)
-                result.append(Series(label or y, points))
+                low, high = spreads.get(y, (None, None))
+                lows = self.numbers(low) if low else [None] * len(self.rows)
+                highs = self.numbers(high) if high else [None] * len(self.rows)
+                points, spread = [], []
+                for row, x_value, y_value, lo, hi in zip(
+                    self.rows, xs, self.numbers(y), lows, highs, strict=True
+                ):
+                    if group is not None and row[group] != name:
+                        continue
+                    if y_value is None or x_value in (None, ""):
+                        continue
+                    points.append((x_value, y_value))
+                    if lo is not None and hi is not None:
+                        spread.append((x_value, lo, hi))
+                shown = names.get(y, y) if len(ys) > 1 else None
+                label = " · ".join(part for part in (name, shown) if part)
+                result.append(Series(label or names.get(y, y), tuple(points), tuple(spread)))
         return result
+
+    def spread_columns(self, y: str) -> tuple[str, str] | None:
+        """The min and max columns that go with a measured column, when the data has them:
+        ``tflops_min`` and ``tflops_max`` for ``tflops_median`` (or ``_mean``, or ``tflops``)."""
+        base = re.sub(r"_(median|mean|avg|average|p50)$", "", y)
+        pair = (f"{base}_min", f"{base}_max")
+        if all(column in self.header and self.is_numeric(column) for column in pair):
+            return pair
+        return None
 
 
 def _number(text: str) -> float | None:

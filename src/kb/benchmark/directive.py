@@ -15,9 +15,16 @@ Caption text (MyST).
 
 renders a ``<figure>`` with the chart (SVG drawn at build time, see charts.py), an
 accessible table with a "% of peak" column computed from the hardware registry
-(data/hardware.toml), the caption, what the figures were measured on (from the options and
-an optional metadata JSON), and links to download the data. A missing file, an unknown
-column, GPU or peak metric is a warning at the directive's line, so ``-W`` fails the build.
+(data/hardware.toml), the caption (once, under both), what the figures were measured on
+(from the options and an optional metadata JSON), and links to download the data. A
+missing file, an unknown column, GPU or peak metric is a warning at the directive's line,
+so ``-W`` fails the build.
+
+Read like a paper's figure (labels.py): ``:xlabel:``, ``:ylabel:`` and ``:labels:`` (a label
+per column) name things in the author's words, with defaults from the unit ("Throughput
+(TFLOP/s)"); table numbers are rounded to ``:digits:`` significant digits (3); a measured
+column's ``_min`` and ``_max`` columns are drawn as a band (``:spread:``); sizes that double
+get a log2 axis unless ``:xscale:`` says otherwise.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..core import paths
-from . import charts, hardware
+from . import charts, hardware, labels
 from .data import BenchmarkError, Measurements, read_csv, read_metadata
 from .table import benchmark_table, build_table, depart_table_html, visit_table_html
 
@@ -74,6 +81,26 @@ class Plan:
     gpu: hardware.Gpu | None
     peak: Peak | None
     metadata: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # column -> the author's words
+    spreads: dict[str, tuple[str, str]] = field(default_factory=dict)  # y -> (low, high)
+    digits: int = 3  # significant digits of the table's numbers
+
+    def unit_of(self, column: str) -> str:
+        """A column's unit: ``:unit:`` for the measured columns and their spread, else the
+        unit its name carries (``ms_median`` is in ms)."""
+        spread = {c for pair in self.spreads.values() for c in pair}
+        if self.unit and (column in self.ys or column in spread):
+            return self.unit
+        return labels.name_unit(column)
+
+    def name_of(self, column: str) -> str:
+        """A column in words: its ``:labels:`` entry, else its name without the unit
+        (``latency_ms_p99`` -> "Latency p99")."""
+        return self.labels.get(column) or labels.capitalised(labels.plain_name(column))
+
+    def header(self, column: str) -> str:
+        """A table header: the column in words with its unit, "Median (TFLOP/s)"."""
+        return labels.with_unit(self.name_of(column), self.unit_of(column))
 
 
 class RefusedPath(Exception):
@@ -94,8 +121,13 @@ class BenchmarkDirective(SphinxDirective):
         "columns": directives.unchanged_required,
         "chart": lambda arg: directives.choice(arg, ("line", "bar")),
         "xscale": lambda arg: directives.choice(arg, ("linear", "log2")),
-        "x-label": directives.unchanged_required,
+        "xlabel": directives.unchanged_required,
+        "ylabel": directives.unchanged_required,
+        "x-label": directives.unchanged_required,  # the first spellings, still read
         "y-label": directives.unchanged_required,
+        "labels": directives.unchanged_required,
+        "spread": directives.unchanged_required,
+        "digits": directives.positive_int,
         "unit": directives.unchanged_required,
         "hardware": directives.unchanged_required,
         "peak": directives.unchanged_required,
@@ -168,12 +200,52 @@ class BenchmarkDirective(SphinxDirective):
         kind = self.options.get("chart") or ("line" if data.is_numeric(x) else "bar")
         if kind == "line":
             data.numbers(x)  # a line chart needs a numeric x: say which cell is not
+        try:
+            names = labels.parse_labels(self.options.get("labels"), data.header)
+        except ValueError as error:
+            raise BenchmarkError(str(error)) from None
+        for column in names:
+            data.require(column)
         gpu = self._gpu(metadata)
         unit = self.options.get("unit", "")
         peak = self._peak(gpu, unit) if "peak" in self.options else None
         if peak and not unit:
             unit = peak.metric.unit
-        return Plan(data, x, ys, group, columns, unit, kind, gpu, peak, metadata)
+        return Plan(
+            data,
+            x,
+            ys,
+            group,
+            columns,
+            unit,
+            kind,
+            gpu,
+            peak,
+            metadata,
+            labels=names,
+            spreads=self._spreads(data, ys),
+            digits=self.options.get("digits", 3),
+        )
+
+    def _spreads(self, data: Measurements, ys: list[str]) -> dict[str, tuple[str, str]]:
+        """Each measured column's low and high columns: ``:spread: low, high`` (one measured
+        column), ``:spread: none``, or by default its ``_min`` and ``_max`` when the data has
+        them."""
+        option = self.options.get("spread", "").strip()
+        if option.lower() == "none":
+            return {}
+        if not option:
+            return {y: pair for y in ys if (pair := data.spread_columns(y)) is not None}
+        pair = _split(option)
+        if len(pair) != 2 or len(ys) != 1:
+            raise BenchmarkError(
+                ":spread: takes none, or the low and high columns of the one :y: column "
+                f"(e.g. {ys[0]}_min, {ys[0]}_max), got {option!r}"
+            )
+        for column in pair:
+            data.require(column)
+            data.numbers(column)
+        return {ys[0]: (pair[0], pair[1])}
 
     def _gpu(self, metadata: dict[str, str]) -> hardware.Gpu | None:
         registry = hardware.load_registry()
@@ -230,11 +302,13 @@ class BenchmarkDirective(SphinxDirective):
         figure += build_table(
             plan.data,
             plan.columns,
+            {column: plan.header(column) for column in plan.columns},
             plan.ys,
-            plan.unit,
             plan.peak.value if plan.peak else None,
-            caption=title or f"Data: {Path(plan.data.shown).name}",
+            plan.digits,
+            names={y: plan.name_of(y) for y in plan.ys},
         )
+        # The caption once, under chart and table, as a paper's figure has it.
         if title:
             figure += nodes.caption(title, title)
         legend = nodes.legend()
@@ -246,7 +320,6 @@ class BenchmarkDirective(SphinxDirective):
         return figure
 
     def _chart_spec(self, plan: Plan, title: str) -> charts.ChartSpec:
-        unit = f" ({plan.unit})" if plan.unit else ""
         peak_value, peak_label = None, ""
         if plan.peak:
             peak_value = plan.peak.value
@@ -254,16 +327,67 @@ class BenchmarkDirective(SphinxDirective):
                 f"{plan.peak.gpu.short} {plan.peak.metric.label} peak: "
                 f"{hardware.format_number(peak_value)} {plan.unit}"
             )
+        numeric_x = plan.kind == "line"
+        series = plan.data.series(
+            plan.x,
+            plan.ys,
+            plan.group,
+            numeric_x,
+            names={y: plan.name_of(y) for y in plan.ys},
+            spreads=plan.spreads,
+        )
+        xscale = self.options.get("xscale") or (
+            charts.default_xscale(x for one in series for x, _ in one.points)
+            if numeric_x
+            else "linear"
+        )
         return charts.ChartSpec(
             kind=plan.kind,
             title=title or Path(plan.data.shown).name,
-            x_label=self.options.get("x-label", plan.x),
-            y_label=self.options.get("y-label", ", ".join(plan.ys) + unit),
-            series=tuple(plan.data.series(plan.x, plan.ys, plan.group, plan.kind == "line")),
-            xscale=self.options.get("xscale", "linear"),
+            x_label=self._x_label(plan),
+            y_label=self._y_label(plan),
+            series=tuple(series),
+            xscale=xscale,
             peak=peak_value,
             peak_label=peak_label,
+            legend_title=plan.name_of(plan.group) if plan.group else "",
+            x_unit=plan.unit_of(plan.x),
+            spread_label=self._spread_label(plan),
+            digits=plan.digits,
         )
+
+    def _x_label(self, plan: Plan) -> str:
+        given = self.options.get("xlabel") or self.options.get("x-label")
+        if given:
+            return given
+        unit = plan.unit_of(plan.x)
+        if unit in labels.BYTE_UNITS:  # the ticks say it: 32 MiB, 2 GiB
+            unit = ""
+        return labels.with_unit(plan.name_of(plan.x), unit)
+
+    def _y_label(self, plan: Plan) -> str:
+        """``:ylabel:``; else the measured column's label with its unit; else what the unit
+        measures ("Throughput (TFLOP/s)"); else the measured columns' names."""
+        given = self.options.get("ylabel") or self.options.get("y-label")
+        if given:
+            return given
+        units = {plan.unit_of(y) for y in plan.ys}
+        unit = units.pop() if len(units) == 1 else ""
+        if len(plan.ys) == 1 and plan.ys[0] in plan.labels:
+            return labels.with_unit(plan.labels[plan.ys[0]], unit)
+        if unit:
+            return labels.with_unit(labels.QUANTITIES.get(unit, ""), unit)
+        return ", ".join(plan.name_of(y) for y in plan.ys)
+
+    def _spread_label(self, plan: Plan) -> str:
+        """What the bands or error bars show: "min–max", or the two columns' names."""
+        names = set()
+        for low, high in plan.spreads.values():
+            if low.endswith("_min") and high == f"{low[:-4]}_max":
+                names.add("min–max")
+            else:
+                names.add(f"{plan.name_of(low)}–{plan.name_of(high)}")
+        return ", ".join(sorted(names))
 
     def _measured_on(self, plan: Plan) -> list[nodes.Node]:
         facts = {

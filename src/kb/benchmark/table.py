@@ -1,4 +1,9 @@
-"""The benchmark directive's table: the data, a "% of peak" column, header scopes in HTML."""
+"""The benchmark directive's table: the data, a "% of peak" column, header scopes in HTML.
+
+Headers name each column in the reader's words with its unit ("median (TFLOP/s)"), and
+numbers are rounded to the precision the measurement supports (see :mod:`.labels`). The
+table has no caption of its own: it sits in the figure, whose caption says what it shows.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import re
 from docutils import nodes
 
 from .data import Measurements
+from .labels import round_number
 
 
 class benchmark_table(nodes.table):
@@ -16,28 +22,32 @@ class benchmark_table(nodes.table):
 def build_table(
     data: Measurements,
     columns: list[str],
+    headers: dict[str, str],
     measured: list[str],
-    unit: str,
     peak: float | None,
-    caption: str,
+    digits: int = 3,
+    names: dict[str, str] | None = None,
 ) -> benchmark_table:
-    """The data as a table: the chosen columns, each measured one followed by its % of peak."""
+    """The data as a table: the chosen columns under ``headers``, numbers to ``digits``
+    significant digits, each measured column followed by its % of peak (named after the
+    column's entry in ``names`` when there are several)."""
     header: list[str] = []
     cells: list[list[str]] = [[] for _ in data.rows]
     numeric: list[bool] = []
     for column in columns:
-        is_measured = column in measured
-        header.append(f"{column} ({unit})" if is_measured and unit else column)
-        numeric.append(data.is_numeric(column))
+        header.append(headers.get(column, column))
+        is_number = data.is_numeric(column)
+        numeric.append(is_number)
         for row, values in zip(cells, data.rows, strict=True):
-            row.append(values[column])
-        if is_measured and peak:
-            header.append("% of peak" if len(measured) == 1 else f"{column}: % of peak")
+            value = values[column]
+            row.append(round_number(value, digits) if is_number and value else value)
+        if column in measured and peak:
+            name = (names or {}).get(column, column)
+            header.append("% of peak" if len(measured) == 1 else f"{name}: % of peak")
             numeric.append(True)
             for row, value in zip(cells, data.numbers(column), strict=True):
                 row.append("" if value is None else f"{100 * value / peak:.1f}")
     table = benchmark_table(classes=["kb-benchmark-table"])
-    table += nodes.title(caption, caption)
     group = nodes.tgroup(cols=len(header))
     table += group
     # Widths in characters: text builders draw with them; HTML lets the browser decide.

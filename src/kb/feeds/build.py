@@ -4,7 +4,8 @@ Built from the catalog only, once the pages are written (``html-collect-pages``)
 content is the excerpt the catalog rendered once (or, in full-text mode, the post's body),
 with every link made absolute and the "appeared first on" footer after it. A feed file is
 rewritten only when its bytes change; files of feeds that no longer exist are removed.
-Every page's head links the site feeds, and an archive page also links its own.
+Every page's head links the site feeds, and an archive page also links its own; readers see
+them too (:mod:`.subscribe`): in the sidebar, on archive pages and on ``feeds.html``.
 
 URLs, relative to the site URL (``html_baseurl``, else ablog's ``blog_baseurl``)::
 
@@ -24,17 +25,26 @@ import re
 from html import escape
 from pathlib import Path
 
+from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_if_changed
-from ..core.freshness import is_current, page_signature
+from ..core.freshness import is_current, page_signature, should_write
 from ..core.posts import Catalog
-from ..core.urls import SITE_BUILDERS, site_url
+from ..core.urls import SITE_BUILDERS, root_prefix, site_url
 from . import formats
 from .items import build_feed, fallback_date, feed_item
 from .scopes import FEEDS_DIR, FORMATS, Scope, feed_scopes, feed_url
+from .subscribe import (
+    FEEDS_PAGE,
+    FEEDS_TEMPLATE,
+    FEEDS_TITLE,
+    archive_subscribe_html,
+    feeds_page_html,
+    sidebar_subscribe_html,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -115,9 +125,23 @@ def _builder_inited(app: Sphinx) -> None:
 
 
 def _html_collect_pages(app: Sphinx):
-    if _enabled(app) and has_catalog(app):
-        write_feeds(app)
-    return []
+    if not (_enabled(app) and has_catalog(app)):
+        return
+    write_feeds(app)
+    # The feeds page: every feed and its URLs, rendered again only when they change.
+    scopes = feed_scopes(app, get_catalog(app))
+    base, formats = site_url(app), app.kb_config.feed_formats
+    signature = page_signature(
+        app,
+        FEEDS_PAGE,
+        base,
+        *formats,
+        *(f"{s.kind}|{s.path}|{s.name}|{s.home_docname}" for s in scopes),
+    )
+    if should_write(app, FEEDS_PAGE, signature):
+        body = feeds_page_html(scopes, formats, base, root_prefix(app, FEEDS_PAGE))
+        context = {"title": FEEDS_TITLE, "kb_title": FEEDS_TITLE, "kb_body": Markup(body)}
+        yield FEEDS_PAGE, context, FEEDS_TEMPLATE
 
 
 def discovery_links(app: Sphinx, pagename: str) -> str:
@@ -145,6 +169,15 @@ def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) ->
     if not _enabled(app) or not hasattr(app, "kb_feed_titles"):
         return
     context["metatags"] = context.get("metatags", "") + discovery_links(app, pagename)
+    # What a reader sees: the sidebar's "Subscribe", and an archive's own feed under its title.
+    formats, prefix = app.kb_config.feed_formats, root_prefix(app, pagename)
+    context["kb_subscribe_html"] = Markup(sidebar_subscribe_html(formats, prefix))
+    path = app.kb_feed_archives.get(re.sub(r"/page/\d+$", "", pagename))
+    if path is not None:
+        kind = app.kb_feed_kinds[path]
+        context["kb_archive_feeds_html"] = Markup(
+            archive_subscribe_html(path, kind, formats, prefix)
+        )
 
 
 def _warn_shared_urls(scopes: list[Scope]) -> None:
@@ -175,6 +208,7 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
         _warn_shared_urls(scopes)
     app.kb_feed_titles = {scope.path: scope.title for scope in scopes}
     app.kb_feed_archives = {s.home_docname: s.path for s in scopes if s.path != FEEDS_DIR}
+    app.kb_feed_kinds = {scope.path: scope.kind for scope in scopes}
 
 
 def setup_feeds(app: Sphinx) -> None:

@@ -32,6 +32,8 @@ class Scope:
     description: str
     home_docname: str
     posts: tuple[Post, ...]
+    kind: str = "site"  # or the collection's kind: category, tag, author, series
+    name: str = ""  # the site's, collection's or series' own name: "Article"
 
 
 # -- Which feeds exist -------------------------------------------------------------------------
@@ -48,6 +50,7 @@ def feed_scopes(app: Sphinx, catalog: Catalog) -> list[Scope]:
             f"The newest posts of {name}.",
             app.config.root_doc,
             tuple(catalog.posts[:length]),
+            name=name,
         )
     ]
     kinds = ["category"] + ["tag"] * config.feed_tags + ["author"] * config.feed_authors
@@ -62,6 +65,8 @@ def feed_scopes(app: Sphinx, catalog: Catalog) -> list[Scope]:
                     f"The newest posts of {name}, {title[0].lower()}{title[1:]}.",
                     collection.docname,
                     tuple(collection.posts[:length]),
+                    kind=kind,
+                    name=collection.name,
                 )
             )
     # Each series has a feed too, newest part first like every feed.
@@ -75,6 +80,8 @@ def feed_scopes(app: Sphinx, catalog: Catalog) -> list[Scope]:
                 f"The posts of the series {series_name} on {name}.",
                 docname,
                 tuple(newest[:length]),
+                kind="series",
+                name=series_name,
             )
         )
     return scopes

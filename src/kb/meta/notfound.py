@@ -2,7 +2,11 @@
 
 sphinx-notfound-page makes the theme's links absolute (``notfound_urls_prefix``: ``/``
 locally, the version's path on Read the Docs); the body it takes from ``notfound_context``
-in conf.py and our sidebar have root-relative links, which get the same prefix here.
+in conf.py and our sidebar (its subscribe links too) have root-relative links, which get the
+same prefix here.
+
+The page is no document, so Sphinx's toctree has nothing for it and furo's navigation tree
+is None, which its template would print as the word "None": it is left empty instead.
 """
 
 from __future__ import annotations
@@ -16,13 +20,17 @@ def _notfound_page_context(app: Sphinx, pagename, templatename, context, doctree
     """Absolute links on the 404 page, which the server shows at whatever URL was missed."""
     if pagename != getattr(app.config, "notfound_pagename", None):
         return
+    if "furo_navigation_tree" in context and context["furo_navigation_tree"] is None:
+        context["furo_navigation_tree"] = ""
     prefix = app.config.notfound_urls_prefix or "/"
     if "body" in context:  # from notfound_context in conf.py, its links relative to the root
         context["body"] = relocate_links(context["body"], prefix)
-    if context.get("kb_sidebar_html"):
-        context["kb_sidebar_html"] = relocate_links(context["kb_sidebar_html"], prefix)
+    for key in ("kb_sidebar_html", "kb_subscribe_html"):  # the sidebar's parts
+        if context.get(key):
+            context[key] = relocate_links(context[key], prefix)
 
 
 def setup_notfound(app: Sphinx) -> None:
-    # After kb.pages.sidebars (500) has set the page's sidebar.
+    # After furo (500) has computed its navigation tree and kb.pages.sidebars (500) has set
+    # the page's sidebar.
     app.connect("html-page-context", _notfound_page_context, priority=600)

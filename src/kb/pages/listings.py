@@ -3,7 +3,8 @@
 Every page of every archive comes from the catalog: page 1 at the archive's own URL
 (``blog/category/article``, where ablog put it), the later pages at ``<archive>/page/<n>``,
 each written only when what it shows changed. Catalog pages (all categories, all tags, …)
-list their collections with counts. Entries come from :mod:`kb.pages.entries`, so every
+list their collections with counts; the archive (all years) lists every post under its
+year. Entries come from :mod:`kb.pages.entries`, so every
 listing shows the same layout; the home page's ``{latest-posts}`` list too.
 """
 
@@ -21,7 +22,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.freshness import add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, digest
 from ..core.urls import root_prefix
-from .entries import entries_html
+from .entries import EXTERNAL_MARK, entries_html, format_date, post_href
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,36 @@ def catalog_html(catalog: Catalog, kind: str, prefix: str) -> str:
     return f'<ul class="kb-catalog kb-catalog-{kind}">{items}</ul>'
 
 
+def archive_html(catalog: Catalog, prefix: str) -> str:
+    """The archive: every published post under its year, newest first, with its date."""
+    sections = []
+    for year in catalog.collections["year"]:
+        heading_id = f"year-{year.name}"
+        items = []
+        for post in year.posts:
+            href = escape(post_href(post, prefix), quote=True)
+            external = ' rel="external"' if post.external_link else ""
+            mark = (
+                f' <span class="kb-external">{EXTERNAL_MARK}</span>' if post.external_link else ""
+            )
+            items.append(
+                f'<li><time datetime="{post.date.date().isoformat()}">{format_date(post.date)}'
+                f'</time> <span class="kb-archive-title"><a href="{href}"{external}>'
+                f"{escape(post.title)}</a>{mark}</span></li>"
+            )
+        sections.append(
+            f'<section class="kb-archive-year" aria-labelledby="{heading_id}">'
+            f'<h2 id="{heading_id}"><a href="{prefix}{year.docname}.html">{escape(year.name)}</a> '
+            f'<span class="kb-count">({len(year.posts)})</span></h2>'
+            f'<ul class="kb-archive-posts">{"".join(items)}</ul></section>'
+        )
+    count = len(catalog.posts)
+    summary = (
+        f'<p class="kb-archive-summary">{count} post{"s" if count != 1 else ""}, newest first.</p>'
+    )
+    return summary + "".join(sections)
+
+
 # -- Sphinx events ---------------------------------------------------------------------------
 
 ARCHIVE_TEMPLATE = "kb/archive.html"
@@ -141,7 +172,11 @@ def _html_collect_pages(app: Sphinx):
             continue
         docname = catalog.catalog_docname(kind)
         title = CATALOG_TITLES.get(kind, "All years")
-        body = catalog_html(catalog, kind, root_prefix(app, docname))
+        prefix = root_prefix(app, docname)
+        if kind == "year":
+            body = archive_html(catalog, prefix)
+        else:
+            body = catalog_html(catalog, kind, prefix)
         if should_write(app, docname, page_signature(app, title, body)):
             yield docname, _page(title, body), CATALOG_TEMPLATE
 

@@ -14,6 +14,8 @@ What this module does:
   Sphinx's, and turns Sphinx's index off, since nothing reads it;
 * keeps a small record of each searchable page as it is written, and runs Pagefind over the
   records (:mod:`kb.search.pagefind`) once the documents are written, alongside the archives;
+  in a record each formula is its TeX source, which a snippet can show, instead of the
+  MathML the page draws (whose text reads ``Cij=∑csi,cAsc,jB``);
   the build waits for it at ``build-finished``, so ``make html`` and Read the Docs both
   produce the bundle (``pagefind/`` in the output folder) with no extra step;
 * on Read the Docs, adds a small script that opens Read the Docs' server-side search from
@@ -31,6 +33,7 @@ import time
 from html import escape, unescape
 from pathlib import Path
 
+from docutils import nodes
 from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -202,6 +205,40 @@ def record_html(body: str, language: str) -> str:
     )
 
 
+#: A MathML formula in a page's body; MathML has no nested <math>.
+_MATHML = re.compile(r"<math\b[^>]*>.*?</math>", re.DOTALL)
+
+
+def formulas_tex(doctree) -> list[tuple[str, bool]]:
+    """The TeX source of each formula of a page, in the order the page shows them, and
+    whether it is displayed (a block) or inline."""
+    if doctree is None:
+        return []
+    found = doctree.findall(lambda node: isinstance(node, nodes.math | nodes.math_block))
+    return [(node.astext().strip(), isinstance(node, nodes.math_block)) for node in found]
+
+
+def math_as_tex(body: str, formulas: list[tuple[str, bool]]) -> str:
+    """The body with each MathML formula replaced by its TeX source, ``$…$`` inline and
+    ``$$…$$`` displayed, for the index: a snippet then reads ``$$C_{ij} = \\sum_{c} …$$``.
+
+    The formulas pair with the page's MathML in order; should they not (a formula the build
+    could not convert is shown as TeX already, a raw ``<math>`` in a post), the MathML is
+    left out of the record rather than guessed at."""
+    found = _MATHML.findall(body)
+    if len(found) != len(formulas):
+        return _MATHML.sub(" ", body)
+    replacements = iter(formulas)
+
+    def tex(match: re.Match) -> str:
+        source, display = next(replacements)
+        source = " ".join(source.split())
+        marked = f"$${source}$$" if display else f"${source}$"
+        return f' <span class="kb-math-tex">{escape(marked, quote=False)}</span> '
+
+    return _MATHML.sub(tex, body)
+
+
 def _write_search_record(app: Sphinx, pagename, templatename, context, doctree) -> None:
     """Keep the indexed part of each searchable page as it is written.
 
@@ -218,7 +255,9 @@ def _write_search_record(app: Sphinx, pagename, templatename, context, doctree) 
     write_atomically(
         records_root(app) / site_path(app, pagename),
         record_html(
-            searchable_html(context["body"], context["kb_search_meta"]),
+            searchable_html(
+                math_as_tex(context["body"], formulas_tex(doctree)), context["kb_search_meta"]
+            ),
             app.config.language or "en",
         ),
     )
