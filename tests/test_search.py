@@ -16,7 +16,8 @@ import pytest
 from helpers import soup
 from sphinx.errors import ExtensionError
 
-from kb.search import index as search
+from kb.search import marking
+from kb.search import records as search_records
 
 SEARCHABLE = {
     "index",
@@ -135,7 +136,7 @@ def test_search_page_replaces_sphinx_search(app):
     # styles and scripts; other pages keep them.
     post = soup(outdir / "posts" / "hopper-gemm.html")
     copy_buttons = {"_static/clipboard.min.js", "_static/copybutton.js"}  # not in this root
-    for name in search.NOT_ON_SEARCH_PAGE:
+    for name in marking.NOT_ON_SEARCH_PAGE:
         selector = f'link[href*="{name}"], script[src*="{name}"]'
         assert not page.select(selector)
         assert bool(post.select(selector)) is (name not in copy_buttons), name
@@ -220,7 +221,7 @@ def test_missing_pagefind_binary_says_what_to_do(app, monkeypatch):
 def test_pagefind_reads_small_records_not_whole_pages(app):
     app.build()
     assert app.warning.getvalue() == ""
-    records = Path(app.doctreedir) / search.RECORDS_DIR
+    records = Path(app.doctreedir) / search_records.RECORDS_DIR
     indexed = {str(p.relative_to(records).with_suffix("")) for p in records.rglob("*.html")}
     assert indexed == SEARCHABLE
     record = soup(records / "posts" / "hopper-gemm.html")
@@ -240,7 +241,7 @@ def test_warns_when_a_searchable_page_lost_its_marker(app):
     assert app.warning.getvalue() == ""
     # As if the record were gone (it is then read from the page) and a template override
     # had dropped the marker from that page.
-    (Path(app.doctreedir) / search.RECORDS_DIR / "about.html").unlink()
+    (Path(app.doctreedir) / search_records.RECORDS_DIR / "about.html").unlink()
     about = Path(app.outdir) / "about.html"
     about.write_text(about.read_text().replace("data-pagefind-body", ""), encoding="utf-8")
     app.events.emit("build-finished", None)  # index again, as the end of the next build would
@@ -251,14 +252,14 @@ def test_warns_when_a_searchable_page_lost_its_marker(app):
 @pytest.mark.sphinx("html", testroot="search", srcdir="search-rules")
 def test_which_documents_are_searchable(app):
     app.build()
-    assert search.is_searchable_doc(app, "about")  # a real page
-    assert search.is_searchable_doc(app, "posts/gpu-sharing")  # a published post
-    assert not search.is_searchable_doc(app, "posts/unpublished")  # a draft
-    assert not search.is_searchable_doc(app, "search")  # generated, not a document
+    assert marking.is_searchable_doc(app, "about")  # a real page
+    assert marking.is_searchable_doc(app, "posts/gpu-sharing")  # a published post
+    assert not marking.is_searchable_doc(app, "posts/unpublished")  # a draft
+    assert not marking.is_searchable_doc(app, "search")  # generated, not a document
     # A file ablog takes for a post but the catalog left out (undated, or rejected by the
     # checks) is neither a post nor a real page.
     app.env.ablog_posts["about"] = app.env.ablog_posts["posts/gpu-sharing"]
-    assert not search.is_searchable_doc(app, "about")
+    assert not marking.is_searchable_doc(app, "about")
 
 
 def test_unchanged_pages_keep_the_bundle_as_it_is(make_app, rootdir, tmp_path):
@@ -342,7 +343,7 @@ def test_records_of_deleted_posts_are_removed(make_app, rootdir, tmp_path):
     srcdir = tmp_path / "site"
     shutil.copytree(rootdir / "test-search", srcdir)
     make_app("html", srcdir=srcdir).build()
-    records = srcdir / "_build" / "doctrees" / search.RECORDS_DIR
+    records = srcdir / "_build" / "doctrees" / search_records.RECORDS_DIR
     assert (records / "posts" / "sync-basics.html").is_file()
     (srcdir / "posts" / "sync-basics.md").unlink()
     make_app("html", srcdir=srcdir).build()
@@ -398,7 +399,9 @@ def test_math_is_indexed_as_its_tex_source(app):
     assert len(page.select("[data-pagefind-body] math")) == 2
     assert page.select(".kb-math-tex") == []
     # Its record, which Pagefind reads, holds the TeX instead: a snippet shows that.
-    record = soup(Path(app.doctreedir) / search.RECORDS_DIR / "posts" / "blackwell-formats.html")
+    record = soup(
+        Path(app.doctreedir) / search_records.RECORDS_DIR / "posts" / "blackwell-formats.html"
+    )
     assert record.select("math") == []
     assert [span.get_text() for span in record.select(".kb-math-tex")] == [
         r"$$C_{ij} = \sum_{c} s_{c} \sum_{k \in \text{block } c} A_{ik} B_{kj}$$",
@@ -411,9 +414,9 @@ def test_math_is_indexed_as_its_tex_source(app):
 
 def test_math_that_does_not_pair_up_is_left_out_of_the_record():
     body = "<p>a <math><mi>x</mi></math> b <math><mi>y</mi></math></p>"
-    assert search.math_as_tex(body, [("x", False), ("y^2", True)]) == (
+    assert search_records.math_as_tex(body, [("x", False), ("y^2", True)]) == (
         '<p>a  <span class="kb-math-tex">$x$</span>  b  '
         '<span class="kb-math-tex">$$y^2$$</span> </p>'
     )
     # One formula fewer than the page shows (a raw <math> in a post): none is guessed at.
-    assert search.math_as_tex(body, [("x", False)]) == "<p>a   b  </p>"
+    assert search_records.math_as_tex(body, [("x", False)]) == "<p>a   b  </p>"

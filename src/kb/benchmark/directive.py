@@ -30,7 +30,6 @@ get a log2 axis unless ``:xscale:`` says otherwise.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from docutils import nodes
@@ -43,6 +42,7 @@ from sphinx.util.docutils import SphinxDirective
 from ..core import paths
 from . import charts, hardware, labels
 from .data import BenchmarkError, Measurements, read_csv, read_metadata
+from .plan import Peak, Plan, chart_spec, split
 from .table import benchmark_table, build_table, depart_table_html, visit_table_html
 
 logger = logging.getLogger(__name__)
@@ -54,53 +54,6 @@ class benchmark(nodes.figure):
 
 class benchmark_chart(nodes.General, nodes.Element):
     """The chart; ``node["spec"]`` is a :class:`charts.ChartSpec`. HTML only."""
-
-
-def _split(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
-
-
-@dataclass
-class Peak:
-    gpu: hardware.Gpu
-    metric: hardware.Metric
-    value: float  # in the directive's unit
-
-
-@dataclass
-class Plan:
-    """What one directive asks for, checked against the data."""
-
-    data: Measurements
-    x: str
-    ys: list[str]
-    group: str | None
-    columns: list[str]
-    unit: str
-    kind: str  # of chart: "line" or "bar"
-    gpu: hardware.Gpu | None
-    peak: Peak | None
-    metadata: dict[str, str] = field(default_factory=dict)
-    labels: dict[str, str] = field(default_factory=dict)  # column -> the author's words
-    spreads: dict[str, tuple[str, str]] = field(default_factory=dict)  # y -> (low, high)
-    digits: int = 3  # significant digits of the table's numbers
-
-    def unit_of(self, column: str) -> str:
-        """A column's unit: ``:unit:`` for the measured columns and their spread, else the
-        unit its name carries (``ms_median`` is in ms)."""
-        spread = {c for pair in self.spreads.values() for c in pair}
-        if self.unit and (column in self.ys or column in spread):
-            return self.unit
-        return labels.name_unit(column)
-
-    def name_of(self, column: str) -> str:
-        """A column in words: its ``:labels:`` entry, else its name without the unit
-        (``latency_ms_p99`` -> "Latency p99")."""
-        return self.labels.get(column) or labels.capitalised(labels.plain_name(column))
-
-    def header(self, column: str) -> str:
-        """A table header: the column in words with its unit, "Median (TFLOP/s)"."""
-        return labels.with_unit(self.name_of(column), self.unit_of(column))
 
 
 class RefusedPath(Exception):
@@ -179,20 +132,20 @@ class BenchmarkDirective(SphinxDirective):
             shown=self.arguments[0],
         )
         if "filter" in self.options:
-            data = data.where(_split(self.options["filter"]))
+            data = data.where(split(self.options["filter"]))
         metadata = {}
         if "metadata" in self.options:
             shown = self.options["metadata"]
             path = self._load(shown, ":metadata:", ".json", "a JSON file")
             metadata = read_metadata(path, shown)
-        ys = _split(self.options.get("y"))
+        ys = split(self.options.get("y"))
         if not ys:
             raise BenchmarkError(
                 f"give :y: the column(s) of {data.shown} to plot (columns: {data.names})"
             )
         x = self.options.get("x", data.header[0])
         group = self.options.get("group")
-        columns = _split(self.options.get("columns")) or list(data.header)
+        columns = split(self.options.get("columns")) or list(data.header)
         for column in [x, *ys, *([group] if group else []), *columns]:
             data.require(column)
         for column in ys:
@@ -236,7 +189,7 @@ class BenchmarkDirective(SphinxDirective):
             return {}
         if not option:
             return {y: pair for y in ys if (pair := data.spread_columns(y)) is not None}
-        pair = _split(option)
+        pair = split(option)
         if len(pair) != 2 or len(ys) != 1:
             raise BenchmarkError(
                 ":spread: takes none, or the low and high columns of the one :y: column "
@@ -297,7 +250,7 @@ class BenchmarkDirective(SphinxDirective):
         figure = benchmark(classes=["kb-benchmark", *self.options.get("class", [])])
         self.set_source_info(figure)
         self.add_name(figure)
-        chart = benchmark_chart(spec=self._chart_spec(plan, title))
+        chart = benchmark_chart(spec=chart_spec(plan, self.options, title))
         figure += chart
         figure += build_table(
             plan.data,
@@ -318,76 +271,6 @@ class BenchmarkDirective(SphinxDirective):
         legend += self._downloads(plan)
         figure += legend
         return figure
-
-    def _chart_spec(self, plan: Plan, title: str) -> charts.ChartSpec:
-        peak_value, peak_label = None, ""
-        if plan.peak:
-            peak_value = plan.peak.value
-            peak_label = (
-                f"{plan.peak.gpu.short} {plan.peak.metric.label} peak: "
-                f"{hardware.format_number(peak_value)} {plan.unit}"
-            )
-        numeric_x = plan.kind == "line"
-        series = plan.data.series(
-            plan.x,
-            plan.ys,
-            plan.group,
-            numeric_x,
-            names={y: plan.name_of(y) for y in plan.ys},
-            spreads=plan.spreads,
-        )
-        xscale = self.options.get("xscale") or (
-            charts.default_xscale(x for one in series for x, _ in one.points)
-            if numeric_x
-            else "linear"
-        )
-        return charts.ChartSpec(
-            kind=plan.kind,
-            title=title or Path(plan.data.shown).name,
-            x_label=self._x_label(plan),
-            y_label=self._y_label(plan),
-            series=tuple(series),
-            xscale=xscale,
-            peak=peak_value,
-            peak_label=peak_label,
-            legend_title=plan.name_of(plan.group) if plan.group else "",
-            x_unit=plan.unit_of(plan.x),
-            spread_label=self._spread_label(plan),
-            digits=plan.digits,
-        )
-
-    def _x_label(self, plan: Plan) -> str:
-        given = self.options.get("xlabel") or self.options.get("x-label")
-        if given:
-            return given
-        unit = plan.unit_of(plan.x)
-        if unit in labels.BYTE_UNITS:  # the ticks say it: 32 MiB, 2 GiB
-            unit = ""
-        return labels.with_unit(plan.name_of(plan.x), unit)
-
-    def _y_label(self, plan: Plan) -> str:
-        """``:ylabel:``; else the measured column's label with its unit; else what the unit
-        measures ("Throughput (TFLOP/s)"); else the measured columns' names."""
-        given = self.options.get("ylabel") or self.options.get("y-label")
-        if given:
-            return given
-        units = {plan.unit_of(y) for y in plan.ys}
-        unit = units.pop() if len(units) == 1 else ""
-        if len(plan.ys) == 1 and plan.ys[0] in plan.labels:
-            return labels.with_unit(plan.labels[plan.ys[0]], unit)
-        if unit:
-            return labels.with_unit(labels.QUANTITIES.get(unit, ""), unit)
-        return ", ".join(plan.name_of(y) for y in plan.ys)
-
-    def _spread_label(self, plan: Plan) -> str:
-        """What the bands or error bars show: "min–max", or the two columns' names."""
-        names = set()
-        for low, high in plan.spreads.values():
-            if low.endswith("_min") and high == f"{low[:-4]}_max":
-                names.add("min–max")
-            else:
-                names.add(f"{plan.name_of(low)}–{plan.name_of(high)}")
-        return ", ".join(sorted(names))
 
     def _measured_on(self, plan: Plan) -> list[nodes.Node]:
         facts = {

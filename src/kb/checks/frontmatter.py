@@ -15,15 +15,17 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date
 from difflib import get_close_matches
 from urllib.parse import urlsplit
 
 import yaml
 
+from .dates import date_errors, day_of
 from .messages import say
+from .model import Field, PostFacts, Problem, Rules
 from .postbody import read_body
+from .redirects import redirect_instead, redirect_problem
 from .slugs import slugify
 
 #: Keys a post may use: ablog's, ours, Sphinx's and MyST's. An unknown key close to one of
@@ -46,64 +48,6 @@ ABLOG_KEYS = frozenset(
 #: parser, so that kb check and the build reach the same verdict.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FAST_DIFFERS = re.compile("[\t\x85\u2028\u2029\ud800-\udfff]")
-_ISO_DAY = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2}))?)?")
-_ZONE = re.compile(r"\d[T ]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)$", re.I)
-
-
-@dataclass(frozen=True)
-class Rules:
-    """What the site allows, from its conf.py (``kb_categories``, ``blog_authors``)."""
-
-    categories: tuple[str, ...]
-    authors: tuple[str, ...] = ()  # empty: the site names no authors, so any name goes
-    today: date | None = None  # posts dated later are scheduled; None skips that test
-
-
-@dataclass(frozen=True)
-class Problem:
-    line: int
-    message: str
-    key: str = ""  # the front-matter key at fault, if any
-    level: str = "error"  # or "scheduled" (a future date) or "warning": reported, no error
-    subject: str = ""  # the value at fault, when the key holds several (one old address)
-
-    @property
-    def is_error(self) -> bool:
-        return self.level == "error"
-
-
-@dataclass
-class Field:
-    value: object
-    line: int
-    raw: str = ""  # the text as written, for a scalar
-    error: str = ""  # why YAML could not build the value (an impossible date)
-
-    @property
-    def shown(self) -> str:
-        return self.raw or json.dumps(self.value, default=str)
-
-    @property
-    def is_empty(self) -> bool:
-        return self.value is None or (isinstance(self.value, str) and not self.value.strip())
-
-
-@dataclass
-class PostFacts:
-    """What the checks across posts (:mod:`kb.checks.sitechecks`) need to know about one post."""
-
-    title: str = ""
-    title_line: int = 1
-    date: str = ""  # YYYY-MM-DD when valid: of two clashing posts, the older keeps its claim
-    tags: list[str] = field(default_factory=list)
-    tags_line: int = 1
-    series: str = ""
-    series_line: int = 1
-    part: str = ""
-    part_line: int = 1
-    links: list[tuple[str, int]] = field(default_factory=list)
-    redirects: list[str] = field(default_factory=list)  # old addresses, each a valid docname
-    redirect_line: int = 1
 
 
 # -- Reading --------------------------------------------------------------------------------------
@@ -294,63 +238,6 @@ def _has_space_or_control(text: str) -> bool:
     return any(c.isspace() or unicodedata.category(c) == "Cc" for c in text)
 
 
-# -- Redirects ------------------------------------------------------------------------------------
-
-#: One part of an old address: letters (any script), digits, ``-``, ``_``, ``.`` and ``~``.
-_REDIRECT_PART = re.compile(r"[\w.~-]+")
-_URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_PAGE_SUFFIXES = (".html", ".htm", ".md", ".rst", ".ipynb")
-#: A file name stops at 255 bytes; a redirect page adds ".html".
-_MAX_PART_BYTES = 200
-REDIRECT_EXAMPLE = "posts/2025/old-slug"
-
-
-def redirect_problem(name: str) -> str:
-    """Why ``name`` cannot be a redirect's old address, or "" when it can.
-
-    An old address is a docname: a path from the site root, without a suffix, made of parts
-    of safe characters. ablog writes ``<output>/<name>.html``, so anything else could land
-    outside the output folder, in a file name the system refuses, or at an odd URL.
-    """
-    parts = name.split("/")
-    if not name:
-        return "is empty (an extra comma?)"
-    if _URL_SCHEME.match(name) or name.startswith("//"):
-        return "is a full URL, which ablog would write as a file path"
-    if "\\" in name:
-        return "contains a backslash"
-    if name.startswith("/"):
-        return "starts with /"
-    if ".." in parts:
-        return "goes up with .., out of the site"
-    if name.endswith("/"):
-        return "ends with /"
-    if "" in parts or "." in parts:
-        return "has an empty part (// or /./)"
-    if name.lower().endswith(_PAGE_SUFFIXES):
-        return "ends with a file suffix"
-    if any(not _REDIRECT_PART.fullmatch(part) for part in parts):
-        return "has a character other than letters, digits, -, _, . and ~"
-    if any(part.startswith(".") for part in parts):
-        return "has a part starting with a dot"
-    if any(len(part.encode("utf-8")) > _MAX_PART_BYTES for part in parts):
-        return f"has a part longer than {_MAX_PART_BYTES} bytes, too long for a file name"
-    return ""
-
-
-def redirect_instead(name: str) -> str:
-    """What to write instead of a bad old address: the same address made valid, if it can be."""
-    path = urlsplit(name).path if _URL_SCHEME.match(name) or name.startswith("//") else name
-    path = path.replace("\\", "/").strip("/")
-    for suffix in _PAGE_SUFFIXES:
-        if path.lower().endswith(suffix):
-            path = path[: -len(suffix)]
-    if ".." in path.split("/"):
-        return REDIRECT_EXAMPLE
-    path = "/".join(part for part in path.split("/") if part not in ("", "."))
-    return path if path and not redirect_problem(path) else REDIRECT_EXAMPLE
-
-
 def _check_redirect(item: Field, rules: Rules, key: str) -> list[str]:
     """ablog reads ``redirect`` as a comma-separated string of old addresses."""
     if item.is_empty:
@@ -388,47 +275,13 @@ def _check_typo(item: Field, rules: Rules, key: str) -> list[str]:
     ]
 
 
-def date_errors(item: Field, key: str = "date") -> list[str]:
-    """Why a ``date`` or ``updated`` value would not work, if it would not."""
-    value, shown = item.value, item.shown.strip()
-    written = _ISO_DAY.match(shown)
-    if written and (item.error or isinstance(value, str)):
-        # A day and time as text, or one YAML could not build: say which part is impossible.
-        day, hour, minute, second = written.groups()
-        try:
-            date.fromisoformat(day)
-            if hour is not None:
-                time(int(hour), int(minute), int(second or 0))
-        except ValueError as error:
-            kind = "not_a_day" if "day" in str(error) or "month" in str(error) else "not_a_time"
-            return [say(kind, key=key, shown=shown, reason=error, day=day)]
-    if item.error:
-        return [say("not_a_day", key=key, shown=item.shown, reason=item.error)]
-    if (isinstance(value, datetime) and value.tzinfo is not None) or _ZONE.search(shown):
-        return [say("zone", key=key, shown=shown, day=shown[:10])]
-    if isinstance(value, date):
-        return []
-    if item.is_empty:
-        return [say("empty_date", key=key)]
-    if not _ISO_DAY.fullmatch(str(value).strip()):
-        return [say("not_a_date", key=key, shown=str(value).strip())]
-    return []
-
-
-def _day(item: Field) -> date:
-    """The day of a ``date`` or ``updated`` that :func:`date_errors` accepted."""
-    value = item.value
-    day = value.date() if isinstance(value, datetime) else value
-    return day if isinstance(day, date) else date.fromisoformat(str(value).strip()[:10])
-
-
 def _check_date(item: Field | None, rules: Rules, facts: PostFacts) -> list[Problem]:
     if item is None:
         return [Problem(1, say("no_date"), "date")]
     errors = date_errors(item)
     if errors:
         return [Problem(item.line, errors[0], "date")]
-    day = _day(item)
+    day = day_of(item)
     facts.date = day.isoformat()
     if rules.today and day > rules.today:
         message = say("scheduled", day=day.isoformat(), today=rules.today.isoformat())
@@ -445,7 +298,7 @@ def _check_updated(fields: dict[str, Field], rules: Rules, facts: PostFacts) -> 
     item = fields.get("updated")
     if item is None or date_errors(item, "updated"):
         return []
-    day, shown = _day(item), item.shown.strip()
+    day, shown = day_of(item), item.shown.strip()
     if facts.date and day < date.fromisoformat(facts.date):
         return [Problem(item.line, say("updated_early", shown=shown, day=facts.date), "updated")]
     if rules.today and day > rules.today:

@@ -1,0 +1,127 @@
+"""Search records: the indexed part of each searchable page, kept in the doctree folder.
+
+Pagefind reads these small files (the marked body and its metadata, formulas as TeX) instead
+of the written pages: on a 1000-post site it would otherwise spend most of its time parsing
+sidebars, heads and icons it throws away.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from html import escape
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from ..core.fileio import write_atomically
+from ..core.urls import site_path
+from .marking import is_searchable_doc, searchable_html
+
+# -- Search records ----------------------------------------------------------------------------
+
+#: In the doctree folder: one small HTML file per searchable page, at the page's path in the
+#: site, holding only what Pagefind reads (the marked body and its metadata).
+RECORDS_DIR = "kb-search-records"
+
+
+def record_html(body: str, language: str) -> str:
+    """A page as Pagefind needs to see it: its language and its marked body, no chrome."""
+    return (
+        f'<!DOCTYPE html><html lang="{escape(language)}"><head><meta charset="utf-8">'
+        f"</head><body>{body}</body></html>"
+    )
+
+
+#: A MathML formula in a page's body; MathML has no nested <math>.
+_MATHML = re.compile(r"<math\b[^>]*>.*?</math>", re.DOTALL)
+
+
+def formulas_tex(doctree) -> list[tuple[str, bool]]:
+    """The TeX source of each formula of a page, in the order the page shows them, and
+    whether it is displayed (a block) or inline."""
+    if doctree is None:
+        return []
+    found = doctree.findall(lambda node: isinstance(node, nodes.math | nodes.math_block))
+    return [(node.astext().strip(), isinstance(node, nodes.math_block)) for node in found]
+
+
+def math_as_tex(body: str, formulas: list[tuple[str, bool]]) -> str:
+    """The body with each MathML formula replaced by its TeX source, ``$…$`` inline and
+    ``$$…$$`` displayed, for the index: a snippet then reads ``$$C_{ij} = \\sum_{c} …$$``.
+
+    The formulas pair with the page's MathML in order; should they not (a formula the build
+    could not convert is shown as TeX already, a raw ``<math>`` in a post), the MathML is
+    left out of the record rather than guessed at."""
+    found = _MATHML.findall(body)
+    if len(found) != len(formulas):
+        return _MATHML.sub(" ", body)
+    replacements = iter(formulas)
+
+    def tex(match: re.Match) -> str:
+        source, display = next(replacements)
+        source = " ".join(source.split())
+        marked = f"$${source}$$" if display else f"${source}$"
+        return f' <span class="kb-math-tex">{escape(marked, quote=False)}</span> '
+
+    return _MATHML.sub(tex, body)
+
+
+def write_search_record(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Keep the indexed part of each searchable page as it is written.
+
+    Why not index the pages themselves: on a 1000-post site Pagefind then spends most of its
+    time parsing sidebars, heads and icons it throws away, and the pages are read again to
+    decide whether anything changed. The records are a third of the bytes, and a page left
+    unchanged keeps its record from the build that wrote it. Runs late, after every other
+    handler has finished the body.
+    """
+    if not context.get("kb_search_meta"):
+        return
+    # A new file, not the old one rewritten: a Pagefind run still reading the previous
+    # record through its staging link (kb serve's background indexing) keeps a whole file.
+    write_atomically(
+        records_root(app) / site_path(app, pagename),
+        record_html(
+            searchable_html(
+                math_as_tex(context["body"], formulas_tex(doctree)), context["kb_search_meta"]
+            ),
+            app.config.language or "en",
+        ),
+    )
+
+
+def records_root(app: Sphinx) -> Path:
+    return Path(app.doctreedir) / RECORDS_DIR
+
+
+def search_sources(app: Sphinx) -> dict[str, Path]:
+    """What to index: each current searchable page's path in the site, and its record.
+
+    Listed from the environment, not from the output folder: the page of a post deleted
+    since the last build is still on disk, and must not be found. A page with no record
+    (its record folder was deleted, say) is indexed from its written page instead.
+    """
+    folders = (str(records_root(app)), str(app.outdir))
+    sources = {}
+    for docname in sorted(app.env.found_docs):
+        if not is_searchable_doc(app, docname):
+            continue
+        relpath = site_path(app, docname)
+        for folder in folders:
+            candidate = os.path.join(folder, relpath)
+            if os.path.isfile(candidate):
+                sources[relpath] = Path(candidate)
+                break
+    return sources
+
+
+def prune_records(app: Sphinx, sources: dict[str, Path]) -> None:
+    """Remove the records of pages that are gone (a post deleted or renamed): never indexed,
+    they would only pile up. Done when the sources changed, so the bundle was made again."""
+    root = records_root(app)
+    current = {root / relpath for relpath in sources}
+    for path in root.rglob("*"):
+        if path.is_file() and path not in current:
+            path.unlink()
