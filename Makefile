@@ -11,13 +11,24 @@ VNU_VERSION ?= 26.9.27
 VNU_DIR ?= $(HOME)/.cache/kb-vnu
 VNU_JAR := $(VNU_DIR)/node_modules/vnu-jar/build/dist/vnu.jar
 
-.PHONY: html test serve lint clean browser vnu bench bench-search
+.PHONY: html test test-oldest test-latest serve lint clean browser vnu bench bench-search
 
 html: $(VENV)/.site-installed
 	$(BIN)/sphinx-build $(SPHINXOPTS) -b html -d $(BUILDDIR)/doctrees . $(BUILDDIR)/html
 
 test: $(VENV)/.test-installed browser vnu lint
 	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The dependency matrix: the whole suite against the oldest versions pyproject.toml allows
+# (each lower bound pinned) and against the newest, each in a virtual environment of its own.
+# CI runs `make test`; run these before raising or widening a bound.
+test-oldest test-latest: test-%: browser vnu
+	rm -rf .venv-$*
+	$(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install -q --upgrade pip
+	$(PYTHON) .ci/constraints.py $* > .venv-$*/constraints.txt
+	.venv-$*/bin/python -m pip install -q -c .venv-$*/constraints.txt -e '.[test]'
+	KB_VNU_JAR=$(VNU_JAR) .venv-$*/bin/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
 serve: $(VENV)/.site-installed
 	$(BIN)/kb serve

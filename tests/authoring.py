@@ -18,7 +18,7 @@ GOOD = ROOTS / "test-authoring"
 
 _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<message>.*)$")
 _WARNING = re.compile(
-    r"^(?P<path>.+?):(?P<line>\d+): WARNING: (?P<message>.*) \[(?P<type>[\w.]+)\]$"
+    r"^(?P<path>.+?):(?P<line>\d+): WARNING: (?P<message>.*) \[(?P<type>[\w.-]+)\]$"
 )
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

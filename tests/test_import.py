@@ -132,10 +132,11 @@ def test_export_imports_published_posts_and_says_why_others_are_not(site):
         '159: wrote posts/2023/profiling-gemm-epilogues.md from "Profiling GEMM epilogues with '
         'Nsight Compute"',
         "159: note: posts/2023/profiling-gemm-epilogues.md: image https://gpu-notes.example.org/"
-        f"wp-content/uploads/2023/05/epilogue-stalls.png is not in {UPLOADS}: the post loads it "
-        "from gpu-notes.example.org",
+        f"wp-content/uploads/2023/05/epilogue-stalls.png is not in {UPLOADS}: the post links to "
+        "it on gpu-notes.example.org; copy it next to the post and show it with ![alt](file)",
         "159: note: posts/2023/profiling-gemm-epilogues.md: image https://cdn.example.net/charts/"
-        f"store-width.png is not in {UPLOADS}: the post loads it from cdn.example.net",
+        f"store-width.png is not in {UPLOADS}: the post links to it on cdn.example.net; copy it "
+        "next to the post and show it with ![alt](file)",
         '192: not imported: "FP8 scaling notes": draft on WordPress, never published: publish it '
         "there and export again",
         '214: not imported: "Cluster allocation for the spring term": private on WordPress: only '
@@ -284,14 +285,16 @@ def test_classic_editor_post_with_shortcodes_becomes_myst(site):
     assert paragraphs[-1] == '[gallery ids="52,53" columns="2"]'  # kept, and reported
 
 
-def test_images_outside_the_uploads_keep_their_address(site):
+def test_images_outside_the_uploads_become_links_to_their_address(site):
     kb_import(site)  # no --uploads: every image stays where it was
     _, tokens = read_post(site / "posts/2023/profiling-gemm-epilogues.md")
-    sources = [t.attrs["src"] for t in of_type(tokens, "image")]
-    assert sources == [
+    # No page loads anything from another host: a link to the image, not the image.
+    assert of_type(tokens, "image") == []
+    links = [t.attrs["href"] for t in of_type(tokens, "link_open")]
+    assert {
         "https://gpu-notes.example.org/wp-content/uploads/2023/05/epilogue-stalls.png",
         "https://cdn.example.net/charts/store-width.png",
-    ]
+    } <= set(links)
     assert not (site / "posts/2025/tiling-flashattention-hopper").exists()
 
 

@@ -494,3 +494,23 @@ def test_the_warnings_stay_until_the_post_is_fixed(make_app, tmp_path):
     fixed = build(make_app, site)
     assert kb_warnings(fixed, "path") == kb_warnings(fixed, "raw-html") == []
     assert "0 added, 0 changed" in build(make_app, site).status.getvalue()
+
+
+def test_kb_check_finds_what_the_build_refuses_at_the_same_lines(hostile):
+    """kb check and the build reach the same verdict on raw HTML and images from another
+    host: the same message at the same line of the post."""
+    from kb.site import check_files, open_site
+
+    post = hostile.srcdir / "posts/rawhtml.md"
+    site = open_site(Path(hostile.srcdir))
+    checked = sorted(
+        f"{post}:{problem.line}: WARNING: {problem.message}"
+        for _, problem in check_files(site, [post], today=None)
+        if problem.message.startswith(("raw HTML:", "image:"))
+    )
+    built = [
+        line.rsplit(" [", 1)[0]
+        for line in kb_warnings(hostile, "raw-html") + kb_warnings(hostile, "remote-image")
+        if line.startswith(f"{post}:")
+    ]
+    assert checked == sorted(built)

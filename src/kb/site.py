@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from datetime import date
 from glob import glob
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .checks.frontmatter import PostFacts, Problem, Rules, check_post, decode_source
 from .checks.messages import say
+from .checks.rawhtml import markdown_problems
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from .config import KbConfig
 
@@ -39,6 +41,16 @@ class Site:
     @property
     def authors(self) -> tuple[str, ...]:
         return tuple(self.conf.get("blog_authors") or {})
+
+    @property
+    def raw_html_hosts(self) -> tuple[str, ...]:
+        """Hosts a post's HTML and images may load from: the setting, and the site's own."""
+        own = urlsplit(str(self.conf.get("html_baseurl") or "")).hostname
+        return (*self.conf.get("kb_allow_raw_html_hosts", ()), *([own] if own else []))
+
+    @property
+    def allow_raw_scripts(self) -> bool:
+        return bool(self.conf.get("kb_allow_raw_scripts", False))
 
     def rules(self, today: date | None) -> Rules:
         return Rules(categories=self.categories, authors=self.authors, today=today)
@@ -165,6 +177,7 @@ def check_files(
         # Universal newlines, as Sphinx reads a source: a lone CR ends a line too.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         facts[relpath], problems = check_post(text, rules)
+        problems += markdown_problems(text, site.raw_html_hosts, site.allow_raw_scripts)
         found += [(relpath, problem) for problem in problems]
     scheduled = scheduled_posts(facts, today)  # the build leaves them out, as here
     across = check_site(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..core.paths import shorten
+from ..checks.rawhtml import shorten
 from .charts import Series
 
 #: How much of a file's text an error message quotes: a value, or the list of columns.

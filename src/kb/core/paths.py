@@ -26,6 +26,8 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from ..checks.rawhtml import shorten
+
 logger = logging.getLogger(__name__)
 
 #: What a browser shows as an image (and what link previews accept).
@@ -210,10 +212,3 @@ def _merge(app, env, docnames, other) -> None:
 def has_glob(path: str) -> bool:
     """Whether a path has wildcards (``*``, ``?``, ``[``) beyond Sphinx's ``image.*``."""
     return bool(GLOB_CHARACTERS & set(path.removesuffix(".*")))
-
-
-def shorten(text: str, limit: int = 80) -> str:
-    """``text`` as a message may quote it: on one line, without control characters (which a
-    terminal would obey), cut to ``limit`` characters."""
-    text = "".join(c if c.isprintable() else " " for c in text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

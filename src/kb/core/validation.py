@@ -229,6 +229,8 @@ def _check_drafts(app: Sphinx) -> dict:
     srcdir = Path(app.srcdir)
     facts = {}
     for relpath in getattr(app, "kb_draft_sources", ()):
+        if unicodedata.normalize("NFC", relpath) != relpath:
+            continue  # reported for its name alone (_before_read), as kb check does
         try:
             text, problems = decode_source((srcdir / relpath).read_bytes())
         except OSError:

@@ -40,6 +40,17 @@ class Conversion:
     math: list[tuple[str, bool]] = field(default_factory=list)
 
 
+def _is_remote(src: str) -> bool:
+    return urlsplit(src).scheme in ("http", "https")
+
+
+def _remote_image_link(src: str, alt: str) -> str:
+    """An image that stays on the old site: a link to it, not a picture that the page would
+    load from another host (which the site never does, and the build refuses)."""
+    label = " ".join(alt.split()) or "image"
+    return f"[Image: {label.replace(']', ')')}]({src})"
+
+
 class _Converter(MarkdownConverter):
     def __init__(self, image: Callable[[str], str], link: Callable[[str], str], notes, **options):
         super().__init__(**options)
@@ -57,6 +68,8 @@ class _Converter(MarkdownConverter):
         if not src.strip():
             return ""
         el["src"] = self.image(src)
+        if _is_remote(el["src"]):
+            return _remote_image_link(el["src"], el.get("alt") or "")
         return super().convert_img(el, text, parent_tags)
 
     def convert_a(self, el, text, parent_tags):
@@ -93,6 +106,8 @@ class _Converter(MarkdownConverter):
             return f"\n\n{self.convert_img(image, '', parent_tags)}\n\n{caption_md}\n\n"
         src = self.image(src)
         alt = " ".join((image.get("alt") or "").split())
+        if _is_remote(src):
+            return f"\n\n{_remote_image_link(src, alt)}\n\n{caption_md}\n\n"
         options = f":alt: {alt}\n" if alt else ""
         if not caption_md:
             return f"\n\n![{alt}]({src})\n\n"

@@ -131,7 +131,10 @@ class Renderer:
         where = (
             f"not in {self.uploads}" if self.uploads is not None else "not copied (no --uploads)"
         )
-        post.notes.append(f"image {url} is {where}: the post loads it from {host}")
+        post.notes.append(
+            f"image {url} is {where}: the post links to it on {host}; copy it next to the post "
+            "and show it with ![alt](file)"
+        )
         return url
 
     def _link(self, href: str, links: dict[str, str], by_id: dict[str, str]) -> str:

@@ -25,7 +25,7 @@ from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
-from .scrolling import focusable
+from ..core.html import focusable
 
 logger = logging.getLogger(__name__)
 

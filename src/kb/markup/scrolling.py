@@ -19,20 +19,14 @@ from __future__ import annotations
 
 import functools
 import re
-from html import escape
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
-#: The attributes that make a scrolling block reachable and announced.
-FOCUSABLE = 'tabindex="0" role="group" aria-label="{label}"'
+from ..core.html import focusable
+
 PRE = re.compile(r"<pre(?=[\s>])")
 PLAIN_LANGUAGES = {"", "default", "none", "text", "plain", "txt"}
-
-
-def focusable(label: str) -> str:
-    """The attributes of a focusable scrolling block named ``label``, for a start tag."""
-    return FOCUSABLE.format(label=escape(" ".join(label.split()), quote=True))
 
 
 @functools.cache
@@ -77,10 +71,25 @@ def visit_literal_block(self, node: nodes.literal_block) -> None:
 
 
 def table_label(wrapper: nodes.container) -> str:
+    """The table's caption; else the caption of the figure it is part of (a benchmark's
+    table is captioned once, under its chart); else "Table"."""
     for table in wrapper.findall(nodes.table):
         title = next(iter(table.findall(nodes.title)), None)
-        return title.astext() if title is not None else "Table"
+        if title is not None:
+            return title.astext()
+        break
+    for ancestor in _ancestors(wrapper):
+        if isinstance(ancestor, nodes.figure):
+            caption = next(iter(ancestor.findall(nodes.caption)), None)
+            if caption is not None:
+                return caption.astext()
     return "Table"
+
+
+def _ancestors(node: nodes.Node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
 
 
 def visit_container(self, node: nodes.container) -> None:

@@ -15,9 +15,9 @@ from urllib.parse import urljoin
 
 from sphinx.application import Sphinx
 
+from ..core.html import focusable
 from ..core.posts import Post
 from ..core.urls import site_url
-from ..markup.scrolling import focusable
 from .entries import format_date
 from .postpage import add_post_part, post_page
 
