@@ -33,7 +33,7 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 POSTS_DIR = REPO / "posts"
 BENCHMARKS = "Benchmarks"
 

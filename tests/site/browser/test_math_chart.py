@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from playwright.sync_api import expect
+from sitefacts import EXPECT
 
-POST = "posts/2026/fa4-backward-head-dim-64.html"
+POST = EXPECT["pages"]["math_and_chart"] + ".html"
 
 
 def _box(locator) -> dict:

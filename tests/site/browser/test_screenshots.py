@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from helpers import representative_pages
 from PIL import Image, ImageStat
+from sitefacts import EXPECT
 
 DEVICES = {
     "desktop": {"viewport": {"width": 1280, "height": 900}},
@@ -25,7 +26,7 @@ DEVICES = {
 
 #: Pages beyond home, post and category: what each shows, and what to wait for.
 MORE_PAGES = {
-    "benchmarks-post": ("posts/2026/h200-gemm-and-memory-bandwidth.html", "svg.kb-chart"),
+    "benchmarks-post": (EXPECT["pages"]["benchmarks"] + ".html", "svg.kb-chart"),
     # "frac" is a word only equations use: each result's snippet is a formula, as TeX.
     "search-math": ("search.html?q=frac", ".kb-search-result-excerpt"),
     "404": ("posts/2025/no-such-post.html", "article h1"),

@@ -9,21 +9,25 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from sitefacts import EXPECT, docname, position_text, series
 
 
 def test_series_box_leads_through_the_tutorial(page, site_url):
-    page.goto(f"{site_url}posts/2025/cutlass-wgmma-hopper.html")
+    first = EXPECT["pages"]["series_first_part"]
+    name = next(name for name, members in series().items() if docname(members[0]) == first)
+    members = series()[name]
+    page.goto(f"{site_url}{first}.html")
     box = page.locator("aside.kb-series-box")
-    expect(box.locator(".kb-series-position")).to_have_text("Part 1 of CUTLASS GEMM tutorial")
+    expect(box.locator(".kb-series-position")).to_have_text(position_text(members[0], name))
     # Right under the post's header, above the body: visible without scrolling.
     assert box.bounding_box()["y"] < page.viewport_size["height"]
-    for expected in ("Part 2 of", "Part 3 of", "Supplement to"):
+    for member in members[1:]:
         page.locator("aside.kb-series-box a[rel=next]").click()
-        expect(page.locator(".kb-series-position")).to_contain_text(expected)
+        expect(page.locator(".kb-series-position")).to_have_text(position_text(member, name))
     expect(page.locator("aside.kb-series-box a[rel=next]")).to_have_count(0)
     page.locator(".kb-series-position a").click()
-    expect(page.locator("article h1").first).to_have_text("CUTLASS GEMM tutorial")
-    expect(page.locator(".kb-series-member")).to_have_count(4)
+    expect(page.locator("article h1").first).to_have_text(name)
+    expect(page.locator(".kb-series-member")).to_have_count(len(members))
     # Blocked off-site loads (a CDN, another module's concern) aside, no script errors.
     assert [e for e in page.console_errors if "net::ERR_FAILED" not in e] == []
 

@@ -17,7 +17,7 @@ from urllib.parse import quote, urlparse
 import pytest
 from playwright.sync_api import expect
 
-ROOT = Path(__file__).resolve().parents[1] / "roots" / "test-search"
+ROOT = Path(__file__).resolve().parents[2] / "roots" / "test-search"
 
 #: Each technical word of the issue, and the one post of the small site that uses it whole.
 TERMS = [

@@ -2,7 +2,7 @@
 charts, and the search page showing a hit inside an equation: no serious or critical axe
 violation in either theme, and the subscribe link works.
 
-(tests/browser/test_accessibility.py covers the other kinds of page.)
+(tests/site/browser/test_accessibility.py covers the other kinds of page.)
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from urllib.parse import urljoin
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
+from sitefacts import EXPECT
 
 BLOCKING = {"serious", "critical"}
 PAGES = {
     "feeds": ("feeds.html", ".kb-feed-urls"),
     "archive": ("blog/archive.html", ".kb-archive-posts"),
-    "benchmarks-post": ("posts/2026/h200-gemm-and-memory-bandwidth.html", "svg.kb-chart"),
+    "benchmarks-post": (EXPECT["pages"]["benchmarks"] + ".html", "svg.kb-chart"),
     "search-math": ("search.html?q=frac", ".kb-search-result-excerpt"),
 }
 

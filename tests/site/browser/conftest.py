@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CHROMIUM = "/usr/bin/chromium"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -35,7 +35,7 @@ CHROMIUM_ARGS = [
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
+        if "tests/site/browser/" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(pytest.mark.browser)
 
 

@@ -1,0 +1,78 @@
+"""What the tests of the real site know about it: its posts and conf.py, read from the files,
+and ``expectations.toml`` for what only a person can say (which query finds which post).
+
+A fork that replaces the posts edits ``expectations.toml``; everything else follows the posts.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import date
+from pathlib import Path
+
+import yaml
+
+from kb.checks.schedule import today
+from kb.site import open_site
+
+REPO = Path(__file__).resolve().parents[2]
+EXPECT = tomllib.loads((Path(__file__).parent / "expectations.toml").read_text(encoding="utf-8"))
+SITE = open_site(REPO)
+SITE_URL = str(SITE.conf["html_baseurl"])
+POSTS = sorted(path for path in (REPO / "posts").glob("*/*.md"))
+
+
+def docname(path: Path) -> str:
+    return path.relative_to(REPO).with_suffix("").as_posix()
+
+
+def front_matter(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    return yaml.safe_load(text.split("---", 2)[1])
+
+
+def title_of(path: Path) -> str:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    raise AssertionError(f"{path} has no title")
+
+
+def day_of(path: Path) -> date:
+    value = front_matter(path)["date"]
+    return value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
+
+
+def published(path: Path) -> bool:
+    return day_of(path) <= today()
+
+
+def series() -> dict[str, list[Path]]:
+    """Each series of the published posts, its members in reading order: numbered parts
+    ascending, then supplements and unnumbered posts, oldest first."""
+    members: dict[str, list[Path]] = {}
+    for path in POSTS:
+        name = str(front_matter(path).get("series") or "").strip()
+        if name and published(path):
+            members.setdefault(name, []).append(path)
+
+    def order(path: Path):
+        part = str(front_matter(path).get("part") or "").strip()
+        number = int(part) if part.isdigit() and int(part) > 0 else None
+        return (
+            (0, number, day_of(path), docname(path))
+            if number
+            else (1, 0, day_of(path), docname(path))
+        )
+
+    return {name: sorted(paths, key=order) for name, paths in sorted(members.items())}
+
+
+def position_text(path: Path, series_name: str) -> str:
+    """What a member's series box says of it: "Part 2 of …", "Supplement to …"."""
+    part = str(front_matter(path).get("part") or "").strip()
+    if part.isdigit() and int(part) > 0:
+        return f"Part {int(part)} of {series_name}"
+    if part.casefold() == "supplement":
+        return f"Supplement to {series_name}"
+    return f"Part of {series_name}"
