@@ -56,6 +56,9 @@ class KbConfig:
     allow_raw_html_hosts: tuple[str, ...] = ()
     #: Let raw HTML in posts run scripts (``<script>``, ``on…`` attributes, ``javascript:``).
     allow_raw_scripts: bool = False
+    #: The category whose pages link the benchmarks page (``benchmarks.html``) under their
+    #: heading; "" for none.
+    benchmarks_category: str = "Benchmarks"
 
 
 REBUILD = {
@@ -160,6 +163,7 @@ def read_config(sphinx_config) -> KbConfig:
         "sitemap_excludes": tuple(str(p) for p in sphinx_config.kb_sitemap_excludes),
         "allow_raw_html_hosts": _hosts(sphinx_config.kb_allow_raw_html_hosts),
         "allow_raw_scripts": bool(sphinx_config.kb_allow_raw_scripts),
+        "benchmarks_category": str(sphinx_config.kb_benchmarks_category),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):
