@@ -56,6 +56,7 @@ def setup(app: Sphinx) -> dict:
     pages.setup_postpage(app)  # the post page, then the parts others add to it
     pages.setup_series(app)
     pages.setup_citation(app)
+    pages.setup_related(app)
     pages.setup_listings(app)
     pages.setup_redirects(app)
     pages.setup_datasets(app)

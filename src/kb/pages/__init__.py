@@ -1,6 +1,6 @@
 """The pages a reader browses: archives, the home page's latest posts, the sidebar, series
 pages, redirects of renamed posts and the parts of a post's own page (header, series box,
-cite block), and the benchmarks page with ``data/benchmarks.json``.
+cite block, related posts), and the benchmarks page with ``data/benchmarks.json``.
 
 Each reads the catalog; :mod:`.entries` is the one layout of a listed post they share.
 """
@@ -11,6 +11,7 @@ from .datasets import setup_datasets
 from .listings import setup_listings
 from .postpage import setup_postpage
 from .redirects import setup_redirects
+from .related import setup_related
 from .series import setup_series
 from .sidebars import setup_sidebars
 
@@ -21,6 +22,7 @@ __all__ = [
     "setup_listings",
     "setup_postpage",
     "setup_redirects",
+    "setup_related",
     "setup_series",
     "setup_sidebars",
 ]
