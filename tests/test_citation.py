@@ -40,11 +40,14 @@ def test_cite_block_ends_the_post_and_can_be_copied(built):
     article = page.select_one("article[role=main]")
     block = article.select_one("section.kb-cite")
     assert block.select_one("h2").get_text() == "Cite this post"
-    # After the post's own section and its footnotes (references included), and last.
+    # After the post's own section, its footnotes (references included) and its related
+    # posts, and last.
     assert block.find_next_sibling() is None
-    notes = block.find_previous_sibling()
+    related = block.find_previous_sibling()
+    assert "kb-related" in related["class"]
+    notes = related.find_previous_sibling()
     assert notes.name == "aside" and notes.select_one("#footcite-osama2023streamk")
-    post = block.find_previous_sibling("section")
+    post = notes.find_previous_sibling("section")
     assert post.select_one("h1").get_text().startswith("Tiles & pipes")
     # The markup sphinx-copybutton attaches its button to, holding the entry as plain text
     # (no Pygments spans): what a reader copies is exactly what the page shows.

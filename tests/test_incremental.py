@@ -186,3 +186,56 @@ def test_pages_are_written_whole_under_another_name_then_renamed(site: Path) -> 
     build(site, site / "_build")
     assert (outdir / "posts" / "post-14.html").stat().st_ino != inode  # a new file, renamed
     assert not list(outdir.rglob("*.partial"))
+
+
+def _catalog_files(outdir: Path) -> dict[str, bytes]:
+    folder = outdir / "data"
+    return (
+        {p.name: p.read_bytes() for p in sorted(folder.glob("*.json"))} if folder.is_dir() else {}
+    )
+
+
+def test_benchmark_data_matches_a_clean_build(tmp_path: Path, rootdir: Path) -> None:
+    """The benchmarks page, data/benchmarks.json and a comparison that shows another post's
+    dataset follow every change as a clean build does."""
+    site = tmp_path / "site"
+    shutil.copytree(rootdir / "test-benchdata", site)
+    builddir = site / "_build"
+    outdir = build(site, builddir)
+    unrelated = outdir / "posts" / "draft.html"  # never written: a draft
+    assert not unrelated.exists()
+
+    def check(step: str) -> None:
+        clean = clean_build(site, tmp_path / f"clean-{step}")
+        assert_matches_clean(outdir, clean)
+        assert _catalog_files(outdir) == _catalog_files(clean)
+
+    # 1. A value of the H200's CSV changes: its own post, the B200 post's comparison, the
+    # benchmarks page and the JSON follow; the comparison's page is rewritten without a read.
+    csv = site / "posts" / "data" / "h200-gemm.csv"
+    csv.write_text(csv.read_text().replace("686.392", "700.5"), encoding="utf-8")
+    rendered: list[str] = []
+    build(site, builddir, rendered)
+    check("value")
+    assert "posts/b200" in rendered and "benchmarks" in rendered
+    assert "700500" in soup(outdir / "posts" / "b200.html").select_one("figure").get_text()
+    assert "701 TFLOP/s" in soup(outdir / "benchmarks.html").get_text()
+
+    # 2. The H200 post is retitled: the comparison's "Also shown" and the page's rows say so.
+    retitle(site / "posts" / "h200.md", "GEMM on an H200, retitled")
+    build(site, builddir)
+    check("retitle")
+    assert (
+        "retitled"
+        in soup(outdir / "posts" / "b200.html").select_one(".kb-benchmark-compared").get_text()
+    )
+
+    # 3. No figure left: no benchmarks page, no JSON, no sidebar link, as a clean build.
+    for name in ("h200", "b200"):
+        path = site / "posts" / f"{name}.md"
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text[: text.index("```{benchmark}")], encoding="utf-8")
+    build(site, builddir)
+    check("none")
+    assert not (outdir / "benchmarks.html").exists()
+    assert not (outdir / "data" / "benchmarks.json").exists()

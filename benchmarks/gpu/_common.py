@@ -38,6 +38,7 @@ import math
 import os
 import platform
 import re
+import shlex
 import socket
 import statistics
 import subprocess
@@ -298,10 +299,52 @@ def software_info() -> dict:
     return info
 
 
-def base_metadata(benchmark: str, method: str) -> dict:
+#: The repository's root: commands are recorded as one runs them from there.
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def command_line(argv=None) -> str:
+    """The command that runs this script again, from the repository's root:
+    ``python3 benchmarks/gpu/gemm.py --out /tmp/bench --sizes 4096``. ``argv``: the arguments
+    ``main`` was given (default: the process's)."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if script and not os.path.relpath(script, REPO_ROOT).startswith(".."):
+        script = os.path.relpath(script, REPO_ROOT).replace(os.sep, "/")
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    return shlex.join(["python3", script or "benchmarks/gpu/<script>.py", *map(str, arguments)])
+
+
+def environment(md: dict) -> dict:
+    """What the measurement ran on, in one place: GPU, driver, CUDA (torch's and the
+    driver's), torch, cuDNN, Triton and Python versions. The build shows it under the figure
+    with the command (the Reproduce block)."""
+    smi = md.get("nvidia_smi", {})
+    env = {
+        "gpu": md.get("device_name"),
+        "driver": smi.get("driver_version"),
+        "cuda": md.get("torch_cuda_version"),
+        "driver_cuda": smi.get("driver_cuda_version"),
+        "torch": md.get("torch_version"),
+        "cudnn": md.get("cudnn_version"),
+        "python": md.get("python_version"),
+    }
+    try:
+        import triton
+
+        env["triton"] = triton.__version__
+    except Exception:
+        pass
+    return {key: value for key, value in env.items() if value}
+
+
+def base_metadata(benchmark: str, method: str, argv=None) -> dict:
+    """The start of a run's metadata JSON. ``command`` runs the measurement again (from the
+    repository's root) and ``environment`` says what it ran on: a post that shows the CSV
+    prints both in its figure's Reproduce block."""
     md = {
         "benchmark": benchmark,
         "date": now_iso(),  # measurement start, UTC, from the clock at run time
+        "command": command_line(argv),
         "method": method,
         "timing": TIMING_METHOD,
     }
@@ -309,6 +352,7 @@ def base_metadata(benchmark: str, method: str) -> dict:
     md.update(software_info())
     md["nvidia_smi"] = nvidia_smi_static()
     md["nvidia_smi_before"] = nvidia_smi_query()
+    md["environment"] = environment(md)
     return md
 
 

@@ -133,7 +133,7 @@ def main(argv=None):
     prefix = args.prefix or C.default_prefix()
     want = set(args.backends.split(","))
 
-    md = C.base_metadata("decode", METHOD)
+    md = C.base_metadata("decode", METHOD, argv)
     md.update(
         seqlens=seqlens,
         groups=groups,

@@ -116,7 +116,7 @@ def main(argv=None):
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
     prefix = args.prefix or C.default_prefix()
 
-    md = C.base_metadata("gemm", METHOD)
+    md = C.base_metadata("gemm", METHOD, argv)
     md["sizes"] = sizes
     ok8, why8 = fp8_supported()
     md["fp8_status"] = why8

@@ -108,7 +108,7 @@ def main(argv=None):
     prefix = args.prefix or C.default_prefix()
     kernels = args.kernels.split(",")
 
-    md = C.base_metadata("membw", METHOD)
+    md = C.base_metadata("membw", METHOD, argv)
     md.update(buffer_bytes=BUFFER_BYTES, kernels=kernels, pcie_max_buffer_bytes=PCIE_MAX)
     free, total = torch.cuda.mem_get_info()
     md["mem_get_info_at_start"] = {"free": free, "total": total}

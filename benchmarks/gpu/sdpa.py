@@ -106,7 +106,7 @@ def main(argv=None):
     prefix = args.prefix or C.default_prefix()
     want = set(args.backends.split(","))
 
-    md = C.base_metadata("sdpa", METHOD)
+    md = C.base_metadata("sdpa", METHOD, argv)
     md.update(seqlens=seqlens, head_dims=HEAD_DIMS, tokens=TOKENS, width=WIDTH)
     bks, sdpa_kernel = backends()
     bks = [b for b in bks if b[0] in want]

@@ -384,7 +384,7 @@ def main(argv=None):
     t0 = time.time()
     prefix = args.prefix or C.default_prefix()
 
-    md = C.base_metadata("timeslice", METHOD)
+    md = C.base_metadata("timeslice", METHOD, argv)
     md.update(
         duration_s=args.duration,
         think_ms=THINK_MS,

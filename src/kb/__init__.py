@@ -13,7 +13,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from . import benchmark, config, feeds, markup, meta, pages, search
-from .core import ablog, catalog, drafts, freshness, output, validation
+from .core import ablog, catalog, datasets, drafts, freshness, output, validation
 
 __version__ = "0.1.0"
 
@@ -42,6 +42,7 @@ def setup(app: Sphinx) -> dict:
     ablog.setup_ablog_adapter(app)
     validation.setup_validation(app)
     catalog.setup_catalog(app)
+    datasets.setup_datasets(app)
     freshness.setup_freshness(app)
     # What posts are written in.
     markup.setup_math(app)
@@ -55,8 +56,11 @@ def setup(app: Sphinx) -> dict:
     pages.setup_postpage(app)  # the post page, then the parts others add to it
     pages.setup_series(app)
     pages.setup_citation(app)
+    pages.setup_related(app)
     pages.setup_listings(app)
     pages.setup_redirects(app)
+    pages.setup_datasets(app)
+    pages.setup_benchmarks(app)
     pages.setup_sidebars(app)
     feeds.setup_feeds(app)
     meta.setup_previews(app)
@@ -69,5 +73,5 @@ def setup(app: Sphinx) -> dict:
         "version": __version__,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 4,  # bump when what kb stores in doctrees changes
+        "env_version": 5,  # bump when what kb stores in doctrees changes
     }

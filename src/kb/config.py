@@ -56,6 +56,11 @@ class KbConfig:
     allow_raw_html_hosts: tuple[str, ...] = ()
     #: Let raw HTML in posts run scripts (``<script>``, ``on…`` attributes, ``javascript:``).
     allow_raw_scripts: bool = False
+    #: The category whose pages link the benchmarks page (``benchmarks.html``) under their
+    #: heading; "" for none.
+    benchmarks_category: str = "Benchmarks"
+    #: Related posts at the end of each post's page (kb/pages/related.py); 0 for none.
+    related_posts: int = 5
 
 
 REBUILD = {
@@ -91,6 +96,12 @@ def setup_config(app: Sphinx) -> None:
 def _positive(name: str, value: int) -> int:
     if not isinstance(value, int) or value < 1:
         raise ConfigError(f"kb_{name} must be a positive integer, got {value!r}.")
+    return value
+
+
+def _not_negative(name: str, value: int) -> int:
+    if not isinstance(value, int) or value < 0:
+        raise ConfigError(f"kb_{name} must be 0 or a positive integer, got {value!r}.")
     return value
 
 
@@ -160,6 +171,8 @@ def read_config(sphinx_config) -> KbConfig:
         "sitemap_excludes": tuple(str(p) for p in sphinx_config.kb_sitemap_excludes),
         "allow_raw_html_hosts": _hosts(sphinx_config.kb_allow_raw_html_hosts),
         "allow_raw_scripts": bool(sphinx_config.kb_allow_raw_scripts),
+        "benchmarks_category": str(sphinx_config.kb_benchmarks_category),
+        "related_posts": _not_negative("related_posts", sphinx_config.kb_related_posts),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):

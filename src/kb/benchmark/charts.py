@@ -58,6 +58,13 @@ class ChartSpec:
     x_unit: str = ""  # the x column's unit: byte units tick as binary sizes (32 MiB)
     spread_label: str = ""  # what the bands or error bars show ("min–max"), in the legend
     digits: int = 3  # significant digits of the values printed on bars
+    #: Further peaks, each (value, label): a comparison marks each GPU's peak.
+    more_peaks: tuple[tuple[float, str], ...] = ()
+
+    @property
+    def peaks(self) -> list[tuple[float, str]]:
+        first = [(self.peak, self.peak_label)] if self.peak is not None else []
+        return first + list(self.more_peaks)
 
     def digest(self) -> str:
         key = repr((CHART_VERSION, version("matplotlib"), self))
@@ -232,20 +239,22 @@ def _draw_bars(axes, spec: ChartSpec) -> None:
 
 
 def _draw_peak(axes, spec: ChartSpec) -> None:
-    if spec.peak is None:
+    peaks = spec.peaks
+    if not peaks:
         return
-    axes.axhline(spec.peak, color=FOREGROUND, linestyle="--", linewidth=1)
-    axes.annotate(
-        spec.peak_label,
-        (0.99, spec.peak),
-        xycoords=axes.get_yaxis_transform(),
-        xytext=(0, 3),  # clear of the dashed line
-        textcoords="offset points",
-        ha="right",
-        va="bottom",
-        fontsize=8,
-    )
-    axes.set_ylim(0, spec.peak * 1.12)
+    for value, label in peaks:
+        axes.axhline(value, color=FOREGROUND, linestyle="--", linewidth=1)
+        axes.annotate(
+            label,
+            (0.99, value),
+            xycoords=axes.get_yaxis_transform(),
+            xytext=(0, 3),  # clear of the dashed line
+            textcoords="offset points",
+            ha="right",
+            va="bottom",
+            fontsize=8,
+        )
+    axes.set_ylim(0, max(value for value, _ in peaks) * 1.12)
 
 
 def _theme(svg: str) -> str:

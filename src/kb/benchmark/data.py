@@ -10,11 +10,13 @@ import csv
 import json
 import math
 import re
+import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..checks.rawhtml import shorten
+from ..core import paths
 from .charts import Series
 
 #: How much of a file's text an error message quotes: a value, or the list of columns.
@@ -26,6 +28,14 @@ class BenchmarkError(ValueError):
 
     It quotes at most a short excerpt of a file (a cell, the column names), on one line: the
     files are the repository's own (kb.core.paths refuses any other before it is read)."""
+
+
+class RefusedPath(Exception):
+    """A file the directive names that a post may not use (kb.core.paths)."""
+
+    def __init__(self, option: str, shown: str, refusal: paths.Refusal) -> None:
+        super().__init__(shown)
+        self.option, self.shown, self.refusal = option, shown, refusal
 
 
 @dataclass
@@ -187,6 +197,12 @@ SOFTWARE_KEYS = {
 
 def read_metadata(path: Path, shown: str) -> dict[str, str]:
     """What the caption needs from a measurement's JSON: gpu, dtype, software, date."""
+    facts = metadata_facts(load_metadata(path, shown))
+    return {key: facts[key] for key in ("gpu", "dtype", "date", "software") if key in facts}
+
+
+def load_metadata(path: Path, shown: str) -> dict:
+    """A measurement's JSON object; BenchmarkError when it is missing or not an object."""
     if not path.is_file():
         raise BenchmarkError(f"metadata file {shown} not found (looked for {path})")
     try:
@@ -195,12 +211,20 @@ def read_metadata(path: Path, shown: str) -> dict[str, str]:
         raise BenchmarkError(f"{shown}:{error.lineno}: not valid JSON ({error.msg})") from None
     if not isinstance(data, dict):
         raise BenchmarkError(f"{shown}: expected a JSON object of facts, got {type(data).__name__}")
+    return data
+
+
+def metadata_facts(data: dict) -> dict:
+    """What figures and the dataset catalog use of a measurement's JSON: ``gpu``, ``dtype``,
+    ``date`` (YYYY-MM-DD), ``software`` (one line) and ``versions`` (label -> version), and
+    for the Reproduce block the ``command`` that wrote it (a string, or a list of arguments)."""
+    command = data.get("command")
     for key in GPU_KEYS:  # {"gpu": {"name": "NVIDIA H200", "driver": ...}}
         if isinstance(data.get(key), dict) and data[key].get("name"):
             inner = {k: v for k, v in data[key].items() if k != "name"}
             data = {**inner, **data, key: data[key]["name"]}
     flat = _flatten(data)
-    summary = {}
+    summary: dict = {}
     for name, keys in (("gpu", GPU_KEYS), ("dtype", DTYPE_KEYS), ("date", DATE_KEYS)):
         value = next((flat[key] for key in keys if flat.get(key)), None)
         if value is not None:
@@ -211,6 +235,11 @@ def read_metadata(path: Path, shown: str) -> dict[str, str]:
             software[label] = str(flat[key])
     if software:
         summary["software"] = ", ".join(f"{label} {value}" for label, value in software.items())
+        summary["versions"] = software
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        command = shlex.join(command)
+    if isinstance(command, str) and command.strip():
+        summary["command"] = " ".join(command.split())
     return summary
 
 

@@ -25,47 +25,56 @@ per column) name things in the author's words, with defaults from the unit ("Thr
 (TFLOP/s)"); table numbers are rounded to ``:digits:`` significant digits (3); a measured
 column's ``_min`` and ``_max`` columns are drawn as a band (``:spread:``); sizes that double
 get a log2 axis unless ``:xscale:`` says otherwise.
+
+Each figure has a stable anchor (its ``:name:``, else ``benchmark-<CSV name>``) and leaves its
+datasets for the rest of the site (facts.py: the benchmarks page, ``data/benchmarks.json``);
+with several CSV files or ``:compare:`` it draws them on one chart (compare.py); a metadata
+file that names its ``command`` adds a Reproduce block (caption.py).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..core import paths
-from . import charts, hardware, labels
-from .data import BenchmarkError, Measurements, read_csv, read_metadata
+from . import caption, compare, hardware, labels
+from . import facts as facts_module
+from .caption import (
+    benchmark_reproduce,
+    depart_reproduce_html,
+    visit_reproduce_html,
+    visit_reproduce_other,
+)
+from .data import (
+    BenchmarkError,
+    Measurements,
+    RefusedPath,
+    load_metadata,
+    metadata_facts,
+    read_csv,
+)
+from .elements import (
+    benchmark,
+    benchmark_chart,
+    benchmark_comparison,
+    skip_node,
+    visit_chart_html,
+)
 from .plan import Peak, Plan, chart_spec, split
 from .table import benchmark_table, build_table, depart_table_html, visit_table_html
 
 logger = logging.getLogger(__name__)
 
 
-class benchmark(nodes.figure):
-    """The whole figure; written as a ``<figure>`` by every builder."""
-
-
-class benchmark_chart(nodes.General, nodes.Element):
-    """The chart; ``node["spec"]`` is a :class:`charts.ChartSpec`. HTML only."""
-
-
-class RefusedPath(Exception):
-    """A file the directive names that a post may not use (kb.core.paths)."""
-
-    def __init__(self, option: str, shown: str, refusal: paths.Refusal) -> None:
-        super().__init__(shown)
-        self.option, self.shown, self.refusal = option, shown, refusal
-
-
 class BenchmarkDirective(SphinxDirective):
-    required_arguments = 1
+    required_arguments = 0
+    optional_arguments = 8  # several CSV files: a comparison
     has_content = True
     option_spec = {
         "x": directives.unchanged_required,
@@ -89,33 +98,42 @@ class BenchmarkDirective(SphinxDirective):
         "metadata": directives.unchanged_required,
         "title": directives.unchanged_required,
         "filter": directives.unchanged_required,
+        "compare": directives.unchanged_required,
+        "legend": directives.unchanged_required,
         "name": directives.unchanged,
         "class": directives.class_option,
     }
 
     def run(self) -> list[nodes.Node]:
         try:
-            plan = self._plan()
+            if len(self.arguments) > 1 or "compare" in self.options:
+                return [compare.comparison(self)]
+            if not self.arguments:
+                raise BenchmarkError("give the CSV file of measurements to show")
+            plan, facts = self.plan_for(self.arguments[0], self.options.get("metadata", ""))
+            return [self._figure(plan, facts)]
         except RefusedPath as refused:
             location = self.get_location()
             paths.warn(
                 "benchmark", refused.shown, refused.refusal, location, refused.option, self.env
             )
-            return []
         except BenchmarkError as error:
-            logger.warning(
-                "benchmark: %s",
-                error,
-                location=(self.env.docname, self.lineno),
-                type="kb",
-                subtype="benchmark",
-            )
-            return []
-        return [self._figure(plan)]
+            self.warn(str(error))
+        return []
+
+    def warn(self, message: str) -> None:
+        logger.warning(
+            "benchmark: %s",
+            message,
+            location=(self.env.docname, self.lineno),
+            type="kb",
+            subtype="benchmark",
+        )
 
     # -- Reading and checking ---------------------------------------------------------------
 
-    def _load(self, argument: str, option: str, suffix: str, kind: str) -> Path:
+    def load(self, argument: str, option: str, suffix: str, kind: str) -> tuple[str, Path]:
+        """A file the directive names: its path from the source folder, and on disk."""
         # Checked before anything is read: a refused file is never read, shown or published.
         refused = paths.site_refusal(
             self.env, paths.named_path(self.env, argument), suffixes=(suffix,), kind=kind
@@ -124,20 +142,19 @@ class BenchmarkDirective(SphinxDirective):
             raise RefusedPath(option, argument, refused)
         relative, absolute = self.env.relfn2path(argument, self.env.docname)
         self.env.note_dependency(relative)
-        return Path(absolute)
+        return Path(relative).as_posix(), Path(absolute)
 
-    def _plan(self) -> Plan:
-        data = read_csv(
-            self._load(self.arguments[0], "", ".csv", "a CSV file"),
-            shown=self.arguments[0],
-        )
+    def plan_for(self, argument: str, metadata_file: str, lenient: bool = False):
+        """The plan of one CSV file and the facts of its metadata file. ``lenient`` (in a
+        comparison): a GPU without the ``:peak:`` metric, or none, is drawn without a peak."""
+        data = read_csv(self.load(argument, "", ".csv", "a CSV file")[1], shown=argument)
         if "filter" in self.options:
             data = data.where(split(self.options["filter"]))
-        metadata = {}
-        if "metadata" in self.options:
-            shown = self.options["metadata"]
-            path = self._load(shown, ":metadata:", ".json", "a JSON file")
-            metadata = read_metadata(path, shown)
+        facts = {}
+        if metadata_file:
+            path = self.load(metadata_file, ":metadata:", ".json", "a JSON file")[1]
+            facts = metadata_facts(load_metadata(path, metadata_file))
+        metadata = {k: facts[k] for k in ("gpu", "dtype", "date", "software") if k in facts}
         ys = split(self.options.get("y"))
         if not ys:
             raise BenchmarkError(
@@ -159,12 +176,14 @@ class BenchmarkDirective(SphinxDirective):
             raise BenchmarkError(str(error)) from None
         for column in names:
             data.require(column)
-        gpu = self._gpu(metadata)
+        gpu = self._gpu(metadata, metadata_file)
         unit = self.options.get("unit", "")
-        peak = self._peak(gpu, unit) if "peak" in self.options else None
+        peak = None
+        if "peak" in self.options and not (lenient and not self._has_peak(gpu)):
+            peak = self._peak(gpu, unit)
         if peak and not unit:
             unit = peak.metric.unit
-        return Plan(
+        plan = Plan(
             data,
             x,
             ys,
@@ -179,6 +198,7 @@ class BenchmarkDirective(SphinxDirective):
             spreads=self._spreads(data, ys),
             digits=self.options.get("digits", 3),
         )
+        return plan, facts
 
     def _spreads(self, data: Measurements, ys: list[str]) -> dict[str, tuple[str, str]]:
         """Each measured column's low and high columns: ``:spread: low, high`` (one measured
@@ -200,11 +220,11 @@ class BenchmarkDirective(SphinxDirective):
             data.numbers(column)
         return {ys[0]: (pair[0], pair[1])}
 
-    def _gpu(self, metadata: dict[str, str]) -> hardware.Gpu | None:
+    def _gpu(self, metadata: dict[str, str], metadata_file: str) -> hardware.Gpu | None:
         registry = hardware.load_registry()
         name, named_in = self.options.get("hardware"), ""
         if name is None:
-            name, named_in = metadata.get("gpu"), f" (named in {self.options.get('metadata')})"
+            name, named_in = metadata.get("gpu"), f" (named in {metadata_file})"
             if name is None or "peak" not in self.options:
                 return registry.find(name) if name else None
         gpu = registry.find(name)
@@ -215,6 +235,9 @@ class BenchmarkDirective(SphinxDirective):
                 f"add it to {hardware.REGISTRY_SHOWN}"
             )
         return gpu
+
+    def _has_peak(self, gpu: hardware.Gpu | None) -> bool:
+        return gpu is not None and self.options["peak"] in gpu.peaks
 
     def _peak(self, gpu: hardware.Gpu | None, unit: str) -> Peak:
         registry = hardware.load_registry()
@@ -245,13 +268,41 @@ class BenchmarkDirective(SphinxDirective):
 
     # -- Building the figure ------------------------------------------------------------------
 
-    def _figure(self, plan: Plan) -> benchmark:
-        title = self.options.get("title", "")
+    def new_figure(self) -> tuple[benchmark, str]:
+        """An empty figure with its stable id (see facts.figure_name), and that id."""
         figure = benchmark(classes=["kb-benchmark", *self.options.get("class", [])])
         self.set_source_info(figure)
-        self.add_name(figure)
-        chart = benchmark_chart(spec=chart_spec(plan, self.options, title))
-        figure += chart
+        if self.options.get("name"):
+            self.add_name(figure)
+            if figure["ids"]:
+                return figure, figure["ids"][0]
+        first = self.arguments[0] if self.arguments else "comparison"
+        anchor = facts_module.figure_name(self.state.document, "", first)
+        figure["ids"].append(anchor)
+        self.state.document.ids[anchor] = figure
+        return figure, anchor
+
+    def dataset(self, plan: Plan, facts: dict, name: str, anchor: str, csv: str, meta: str):
+        """The dataset of one CSV file the figure shows, with its files as the post names
+        them (facts.attach)."""
+        found = facts_module.dataset(
+            plan,
+            self.options,
+            facts,
+            docname=self.env.docname,
+            name=name,
+            anchor=anchor,
+            title=self.options.get("title", ""),
+            line=self.lineno,
+            csv=self.load(csv, "", ".csv", "a CSV file")[0],
+            metadata=self.load(meta, ":metadata:", ".json", "a JSON file")[0] if meta else "",
+        )
+        return found, csv, meta
+
+    def _figure(self, plan: Plan, facts: dict) -> benchmark:
+        title = self.options.get("title", "")
+        figure, anchor = self.new_figure()
+        figure += benchmark_chart(spec=chart_spec(plan, self.options, title))
         figure += build_table(
             plan.data,
             plan.columns,
@@ -261,100 +312,47 @@ class BenchmarkDirective(SphinxDirective):
             plan.digits,
             names={y: plan.name_of(y) for y in plan.ys},
         )
-        # The caption once, under chart and table, as a paper's figure has it.
+        metadata_file = self.options.get("metadata", "")
+        files = [(self.arguments[0], metadata_file)]
+        self.add_caption(figure, caption.measured_on(plan, self.options), files, [facts])
+        found = self.dataset(plan, facts, anchor, anchor, self.arguments[0], metadata_file)
+        facts_module.attach(figure, [found], [])
+        return figure
+
+    def add_caption(self, figure: benchmark, measured, files, all_facts) -> None:
+        """The caption, once, under chart and table, as a paper's figure has it; then the
+        author's text, what the data was measured on, the downloads and how to reproduce it."""
+        title = self.options.get("title", "")
         if title:
             figure += nodes.caption(title, title)
         legend = nodes.legend()
         if self.content:
             self.state.nested_parse(self.content, self.content_offset, legend)
-        legend += self._measured_on(plan)
-        legend += self._downloads(plan)
+        legend += measured
+        if files:
+            legend += caption.downloads(self.env.docname, files)
+        for facts in all_facts:
+            legend += caption.reproduce(facts)
         figure += legend
-        return figure
-
-    def _measured_on(self, plan: Plan) -> list[nodes.Node]:
-        facts = {
-            "Hardware": plan.gpu.name if plan.gpu else plan.metadata.get("gpu", ""),
-            "Data type": self.options.get("dtype", plan.metadata.get("dtype", "")),
-            "Software": self.options.get("software", plan.metadata.get("software", "")),
-            "Measured": plan.metadata.get("date", ""),
-        }
-        paragraph = nodes.paragraph(classes=["kb-benchmark-meta"])
-        for label, value in facts.items():
-            if value:
-                paragraph += [nodes.strong(label, f"{label}: "), nodes.Text(f"{value}. ")]
-        result = [paragraph] if len(paragraph) else []
-        if plan.peak:
-            peak = plan.peak
-            note = nodes.paragraph(classes=["kb-benchmark-peak"])
-            note += nodes.Text(
-                f"% of peak: against {hardware.format_number(peak.value)} {plan.unit}, the "
-                f"{peak.metric.label} peak of the {peak.gpu.name}. Source: "
-            )
-            note += _linkify(peak.gpu.source)
-            result.append(note)
-        return result
-
-    def _downloads(self, plan: Plan) -> nodes.paragraph:
-        paragraph = nodes.paragraph(classes=["kb-benchmark-downloads"])
-        paragraph += nodes.Text("Download the data: ")
-        paragraph += self._download(self.arguments[0])
-        if "metadata" in self.options:
-            paragraph += nodes.Text(" and how it was measured: ")
-            paragraph += self._download(self.options["metadata"])
-        return paragraph
-
-    def _download(self, target: str) -> addnodes.download_reference:
-        # Sphinx's download collector copies the file into _downloads/ and links it.
-        name = Path(target).name
-        reference = addnodes.download_reference(
-            "", "", reftarget=target, refdoc=self.env.docname, refexplicit=True, refwarn=False
-        )
-        reference += nodes.literal(name, name, classes=["xref", "download"])
-        return reference
-
-
-def _linkify(text: str) -> list[nodes.Node]:
-    """Text with its URLs turned into links."""
-    result: list[nodes.Node] = []
-    position = 0
-    for match in re.finditer(r"https?://\S+[^\s.,;)]", text):
-        result.append(nodes.Text(text[position : match.start()]))
-        result.append(nodes.reference(match.group(), match.group(), refuri=match.group()))
-        position = match.end()
-    result.append(nodes.Text(text[position:]))
-    return result
 
 
 # -- Writers ------------------------------------------------------------------------------
 
 
-def visit_chart_html(self, node: benchmark_chart) -> None:
-    svg = charts.cached_svg(node["spec"], Path(self.builder.doctreedir) / "kb-charts")
-    # One translator per page: the count keeps ids unique when a page has several charts.
-    self.kb_chart_count = getattr(self, "kb_chart_count", 0) + 1
-    inline = charts.inline_svg(
-        svg.read_text(encoding="utf-8"), f"kb-chart-{self.kb_chart_count}", node["spec"].title
-    )
-    self.body.append(f'<div class="kb-benchmark-chart">{inline}</div>\n')
-    raise nodes.SkipNode
-
-
-def skip_node(self, node: nodes.Node) -> None:
-    raise nodes.SkipNode
-
-
 def setup_benchmark(app: Sphinx) -> None:
     app.add_node(benchmark)
     skip = (skip_node, None)
+    others = {"latex": skip, "text": skip, "man": skip, "texinfo": skip}
+    app.add_node(benchmark_chart, html=(visit_chart_html, None), **others)
+    app.add_node(benchmark_comparison, html=skip, **others)
+    plain = (visit_reproduce_other, visit_reproduce_other)
     app.add_node(
-        benchmark_chart,
-        html=(visit_chart_html, None),
-        latex=skip,
-        text=skip,
-        man=skip,
-        texinfo=skip,
+        benchmark_reproduce,
+        html=(visit_reproduce_html, depart_reproduce_html),
+        **dict.fromkeys(others, plain),
     )
     app.add_node(benchmark_table, html=(visit_table_html, depart_table_html))
     app.add_directive("benchmark", BenchmarkDirective)
     app.add_css_file("kb-benchmark.css")
+    facts_module.setup_facts(app)
+    compare.setup_compare(app)

@@ -47,6 +47,11 @@ def build_table(
             numeric.append(True)
             for row, value in zip(cells, data.numbers(column), strict=True):
                 row.append("" if value is None else f"{100 * value / peak:.1f}")
+    return rows_table(header, cells, numeric)
+
+
+def rows_table(header: list[str], cells: list[list[str]], numeric: list[bool]) -> benchmark_table:
+    """A benchmark table of ready-made cells (``numeric``: which columns hold numbers)."""
     table = benchmark_table(classes=["kb-benchmark-table"])
     group = nodes.tgroup(cols=len(header))
     table += group

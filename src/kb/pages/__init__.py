@@ -1,22 +1,28 @@
 """The pages a reader browses: archives, the home page's latest posts, the sidebar, series
 pages, redirects of renamed posts and the parts of a post's own page (header, series box,
-cite block).
+cite block, related posts), and the benchmarks page with ``data/benchmarks.json``.
 
 Each reads the catalog; :mod:`.entries` is the one layout of a listed post they share.
 """
 
+from .benchmarks import setup_benchmarks
 from .citation import setup_citation
+from .datasets import setup_datasets
 from .listings import setup_listings
 from .postpage import setup_postpage
 from .redirects import setup_redirects
+from .related import setup_related
 from .series import setup_series
 from .sidebars import setup_sidebars
 
 __all__ = [
+    "setup_benchmarks",
+    "setup_datasets",
     "setup_citation",
     "setup_listings",
     "setup_postpage",
     "setup_redirects",
+    "setup_related",
     "setup_series",
     "setup_sidebars",
 ]

@@ -22,6 +22,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.freshness import add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, digest
 from ..core.urls import root_prefix
+from .benchmarks import archive_line
 from .entries import EXTERNAL_MARK, entries_html, format_date, post_href
 
 
@@ -51,10 +52,12 @@ def paginate(base: str, title: str, posts: list[Post], size: int) -> list[Listin
     return pages
 
 
-def listing_signature(app: Sphinx, page: ListingPage) -> str:
-    """What a listing page shows: its title, its place among its pages, its posts."""
+def listing_signature(app: Sphinx, page: ListingPage, extra: str = "") -> str:
+    """What a listing page shows: its title, its place among its pages, its posts (and
+    ``extra``, a line under its heading)."""
     return page_signature(
         app,
+        extra,
         page.title,
         str(page.number),
         str(page.count),
@@ -162,10 +165,11 @@ def _html_collect_pages(app: Sphinx):
     if app.builder.format != "html" or not has_catalog(app):
         return
     for docname, page in sorted(app.kb_listing_pages.items()):
-        if should_write(app, docname, listing_signature(app, page)):
-            prefix = root_prefix(app, docname)
+        prefix = root_prefix(app, docname)
+        line = archive_line(app, page.base, prefix)  # the benchmarks category's
+        if should_write(app, docname, listing_signature(app, page, line)):
             body = entries_html(list(page.posts), prefix) + pagination_html(page, prefix)
-            yield docname, _page(page.title, body), ARCHIVE_TEMPLATE
+            yield docname, _page(page.title, line + body), ARCHIVE_TEMPLATE
     catalog = get_catalog(app)
     for kind, collections in catalog.collections.items():
         if not collections:

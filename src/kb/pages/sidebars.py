@@ -1,4 +1,5 @@
-"""Bounded sidebars: recent posts, categories, series, top tags, years.
+"""Bounded sidebars: recent posts, categories, series, top tags, years, and the benchmarks page
+when the site has benchmark data.
 
 Rendered once per build with root-relative links; each page only prefixes the links with
 its depth. Every list has a fixed bound, so a post page does not grow with the site.
@@ -14,6 +15,7 @@ from ..config import KbConfig
 from ..core.freshness import Region, set_region
 from ..core.posts import Catalog, digest
 from ..core.urls import relocate_links, root_prefix
+from .benchmarks import sidebar_link
 
 
 def _links(items) -> str:
@@ -26,7 +28,8 @@ def _count(n: int) -> str:
     return f' <span class="kb-count">({n})</span>'
 
 
-def sidebar_html(catalog: Catalog, config: KbConfig) -> str:
+def sidebar_html(catalog: Catalog, config: KbConfig, data: tuple[str, int] | None = None) -> str:
+    """The blog sidebar; ``data``: the benchmarks page and its number of datasets."""
     recent = [(f"{p.docname}.html", p.title, "") for p in catalog.posts[: config.sidebar_recent]]
     categories = [
         (f"{c.docname}.html", c.name, _count(len(c.posts))) for c in catalog.collections["category"]
@@ -50,16 +53,20 @@ def sidebar_html(catalog: Catalog, config: KbConfig) -> str:
         ("Tags", tag_items, f"{catalog.catalog_docname('tag')}.html", "All tags"),
         ("Years", years, f"{catalog.catalog_docname('year')}.html", "All years"),
     ]
+    if data is not None:
+        href, count = data
+        sections.append(("Benchmark data", [(href, "Every dataset", _count(count))], "", ""))
     html = []
     for number, (title, items, more_href, more_text) in enumerate(sections):
         if not items:
             continue
         heading_id = f"kb-sidebar-{number}"
+        more = f'<a class="kb-sidebar-more" href="{more_href}">{more_text}</a>' if more_href else ""
         html.append(
             f'<section class="kb-sidebar-section" aria-labelledby="{heading_id}">'
             f'<h2 class="kb-sidebar-title" id="{heading_id}">{title}</h2>'
             f'<ul class="kb-sidebar-list">{_links(items)}</ul>'
-            f'<a class="kb-sidebar-more" href="{more_href}">{more_text}</a></section>'
+            f"{more}</section>"
         )
     return f'<nav class="kb-sidebar" aria-label="Blog">{"".join(html)}</nav>' if html else ""
 
@@ -75,7 +82,7 @@ SIDEBAR_END = "</nav>"  # the sidebar holds no other nav
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    app.kb_sidebar_html = html = sidebar_html(catalog, app.kb_config)
+    app.kb_sidebar_html = html = sidebar_html(catalog, app.kb_config, sidebar_link(app))
     if html:
         set_region(
             app, Region("sidebar", SIDEBAR_START, SIDEBAR_END, digest([html]), _sidebar_on_page)

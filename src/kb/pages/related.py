@@ -1,0 +1,271 @@
+"""Related posts: every post's page ends with up to ``kb_related_posts`` (5) other posts.
+
+Ranked by what they share with the post: the same series first, then more shared tags, then
+more shared categories, then more similar text (TF-IDF cosine over the words of the posts),
+then the newer, then by docname, so the order never depends on the machine. Never the post
+itself, a draft, or a post with nothing in common.
+
+Each post's words are counted once, when it is read (its most frequent terms, kept in the
+environment with purge and merge handlers); the lists are computed once per build from the
+catalog and those counts, and kept in the doctree folder so that a build whose posts and
+counts are unchanged reuses them. A list is part of its page (a post part at the "end" slot,
+before the cite block) and of the page's signature only through what it shows, the related
+posts' docnames, titles, dates and links: an edit of one post rewrites only the pages whose
+lists show it or change because of it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from html import escape
+from itertools import groupby
+from operator import itemgetter
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from ..core.catalog import get_catalog, has_catalog
+from ..core.fileio import write_atomically
+from ..core.freshness import add_signer
+from ..core.posts import Catalog, Post, digest
+from .entries import format_date, post_href
+from .postpage import add_post_part
+
+#: How many of a post's most frequent terms are kept (and make its TF-IDF vector).
+TERMS_KEPT = 40
+CACHE_FILE = "kb-related.json"
+#: Words too common to say what a post is about.
+STOPWORDS = frozenset(
+    """about above after again against all also and any are because been before being below
+    between both but can could did does doing down during each few for from further had has
+    have having her here hers herself him himself his how into its itself just more most
+    not now off once only other our ours out over own same she should some such than that the
+    their theirs them then there these they this those through too under until very was were
+    what when where which while who whom why will with would you your yours one two three
+    first second new use used using like get gets make makes made may might must per each
+    via every many much well way ways see shows show here""".split()  # noqa: SIM905
+)
+WORD = re.compile(r"[a-z][a-z0-9]{2,}")
+
+
+def top_terms(text: str, kept: int = TERMS_KEPT) -> tuple[tuple[str, int], ...]:
+    """A text's most frequent words (three letters or more, no stop words), most frequent
+    first, ties by the word."""
+    counts = Counter(word for word in WORD.findall(text.lower()) if word not in STOPWORDS)
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return tuple(ranked[:kept])
+
+
+# -- Reading ------------------------------------------------------------------------------------
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    env = app.env
+    if not hasattr(env, "kb_related_terms"):
+        env.kb_related_terms = {}
+    env.kb_related_terms[env.docname] = top_terms(doctree.astext())
+
+
+def _purge_doc(app: Sphinx, env, docname: str) -> None:
+    getattr(env, "kb_related_terms", {}).pop(docname, None)
+
+
+def _merge_info(app: Sphinx, env, docnames, other) -> None:
+    if not hasattr(env, "kb_related_terms"):
+        env.kb_related_terms = {}
+    theirs = getattr(other, "kb_related_terms", {})
+    for docname in docnames:
+        if docname in theirs:
+            env.kb_related_terms[docname] = theirs[docname]
+
+
+# -- Ranking ------------------------------------------------------------------------------------
+
+
+def vectors(terms: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, dict[str, float]]:
+    """TF-IDF vectors of unit length (log-scaled counts, smoothed IDF), terms in sorted order
+    so that sums run in the same order on every machine."""
+    documents = len(terms)
+    frequency = Counter(term for kept in terms.values() for term, _ in kept)
+    idf = {term: math.log((1 + documents) / (1 + df)) + 1 for term, df in frequency.items()}
+    result = {}
+    for docname, kept in terms.items():
+        weights = {term: (1 + math.log(count)) * idf[term] for term, count in sorted(kept)}
+        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+        result[docname] = {term: w / norm for term, w in weights.items()}
+    return result
+
+
+def similarity(a: dict[str, float], b: dict[str, float]) -> float:
+    # Summed in the terms' order, and rounded: equal similarities still tie on every machine.
+    return round(sum(a[term] * b[term] for term in sorted(a.keys() & b.keys())), 9)
+
+
+def related_lists(
+    posts: list[Post], terms: dict[str, tuple[tuple[str, int], ...]], count: int
+) -> dict[str, list[str]]:
+    """Each post's related posts (docnames), best first; see the module's doc for the order.
+
+    At 1000 posts every post shares a tag with hundreds of others: only those that can still
+    make the list are scored (the series first, then by shared tags, counted in C by
+    ``Counter.update``, and only the last tier that is cut needs the text similarity of all
+    its posts)."""
+    vector = vectors({p.docname: terms.get(p.docname, ()) for p in posts})
+    by_name = {p.docname: p for p in posts}
+    categories = {p.docname: frozenset(c.name for c in p.categories) for p in posts}
+    by_tag: dict[str, list[str]] = {}
+    by_series: dict[str, list[str]] = {}
+    for post in posts:
+        for tag in {t.name for t in post.tags}:
+            by_tag.setdefault(tag, []).append(post.docname)
+        if post.series:
+            by_series.setdefault(post.series, []).append(post.docname)
+    result = {}
+    for post in posts:
+        me = post.docname
+        shared: Counter[str] = Counter()
+        for tag in {t.name for t in post.tags}:
+            shared.update(by_tag[tag])
+        del shared[me]
+        mine = vector[me]
+
+        def order(docnames, wanted: int, me=me, mine=mine) -> list[tuple]:
+            """The first ``wanted`` of one tier, best first: more shared categories, more
+            similar text, newer, by name. Text is compared only in the sub-tiers that the
+            categories leave to it."""
+            by_categories: dict[int, list[str]] = {}
+            for docname in docnames:
+                overlap = len(categories[me] & categories[docname])
+                by_categories.setdefault(overlap, []).append(docname)
+            keyed: list[tuple] = []
+            for overlap in sorted(by_categories, reverse=True):
+                if len(keyed) >= wanted:
+                    break
+                part = [
+                    (
+                        -overlap,
+                        -similarity(mine, vector[docname]),
+                        -by_name[docname].date.timestamp(),
+                        docname,
+                    )
+                    for docname in by_categories[overlap]
+                ]
+                part.sort()
+                keyed.extend(part)
+            return keyed[:wanted]
+
+        series = [d for d in by_series.get(post.series, ()) if d != me] if post.series else []
+        # The series first (by shared tags, then as any tier), then a tier per number of
+        # shared tags, most first.
+        chosen = [k[3] for k in sorted(order(series, len(series)), key=lambda k: -shared[k[3]])][
+            :count
+        ]
+        in_series = set(series)
+        for _, tier in groupby(shared.most_common(), key=itemgetter(1)):
+            if len(chosen) >= count:
+                break
+            docnames = [d for d, _ in tier if d not in in_series]
+            chosen.extend(k[3] for k in order(docnames, count - len(chosen)))
+        if len(chosen) < count:  # posts that share no tag: a category or some words
+            taken = {me, *chosen}
+            rest = order([d for d in by_name if d not in taken and d not in shared], len(by_name))
+            chosen.extend(k[3] for k in rest if k[0] < 0 or k[1] < 0)
+            chosen = chosen[:count]
+        result[me] = chosen
+    return result
+
+
+# -- Once per build -----------------------------------------------------------------------------
+
+
+def _inputs(posts: list[Post], terms: dict) -> str:
+    parts = []
+    for post in posts:
+        parts.append(
+            "\x1e".join(
+                [
+                    post.docname,
+                    post.date.isoformat(),
+                    post.series,
+                    ",".join(sorted(t.name for t in post.tags)),
+                    ",".join(sorted(c.name for c in post.categories)),
+                    repr(terms.get(post.docname, ())),
+                ]
+            )
+        )
+    return digest(parts)
+
+
+def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
+    count = app.kb_config.related_posts
+    app.kb_related = {}
+    if not count or app.builder.format != "html":
+        return
+    terms = getattr(app.env, "kb_related_terms", {})
+    key = digest([str(count), _inputs(catalog.posts, terms)])
+    cache = Path(app.doctreedir) / CACHE_FILE
+    try:
+        cached = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cached = {}
+    if cached.get("key") == key:
+        lists = cached["lists"]
+    else:
+        lists = related_lists(catalog.posts, terms, count)
+        write_atomically(cache, json.dumps({"key": key, "lists": lists}, sort_keys=True))
+    app.kb_related = {
+        docname: [post for name in names if (post := catalog.by_docname(name)) is not None]
+        for docname, names in lists.items()
+    }
+
+
+def _shown(post: Post) -> str:
+    return f"{post.docname}\x1e{post.title}\x1e{post.date.date()}\x1e{post.external_link}"
+
+
+def _signer(app: Sphinx, docname: str) -> str:
+    related = getattr(app, "kb_related", {}).get(docname)
+    return digest([_shown(post) for post in related]) if related else ""
+
+
+def related_html(posts: list[Post], prefix: str) -> str:
+    items = []
+    for post in posts:
+        href = escape(post_href(post, prefix), quote=True)
+        external = ' rel="external"' if post.external_link else ""
+        items.append(
+            f'<li><a href="{href}"{external}>{escape(post.title)}</a> '
+            f'<time datetime="{post.date.date().isoformat()}">{format_date(post.date)}</time></li>'
+        )
+    return (
+        '<section class="kb-related" aria-labelledby="kb-related-title">'
+        '<h2 id="kb-related-title">Related posts</h2>'
+        f'<ul class="kb-related-posts">{"".join(items)}</ul></section>'
+    )
+
+
+def _related_part(app: Sphinx, post: Post, prefix: str) -> str:
+    if not has_catalog(app):
+        return ""
+    related = getattr(app, "kb_related", {}).get(post.docname)
+    return related_html(related, prefix) if related else ""
+
+
+def related_of(app: Sphinx, docname: str) -> list[Post]:
+    """The related posts this build shows on ``docname``'s page."""
+    if not has_catalog(app) or get_catalog(app).by_docname(docname) is None:
+        return []
+    return list(getattr(app, "kb_related", {}).get(docname, []))
+
+
+def setup_related(app: Sphinx) -> None:
+    app.connect("doctree-read", _doctree_read)
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("env-merge-info", _merge_info)
+    app.connect("kb-catalog-built", _catalog_built)
+    add_signer(app, _signer)
+    add_post_part(app, "end", 5, _related_part)  # before the cite block (10)

@@ -1,0 +1,131 @@
+"""Related posts at the end of each post: the order worked out by hand, and what a change
+rewrites.
+
+The site (tests/roots/test-related) has a post P in series "Reductions" with tags alpha and
+beta, in Article, about warp shuffle reductions, and posts that share less and less with it:
+
+====  ==========  ==========  ======  ==========  =================================
+post  date        category    tags    series      text shared with P
+====  ==========  ==========  ======  ==========  =================================
+s2    2025-03-05  Benchmarks  -       Reductions  none
+t2    2025-02-01  Benchmarks  a, b    -           none
+t2c   2025-01-01  Article     a, b    -           none
+t1x   2024-12-01  Article     a       -           warp, shuffle, reductions, lanes…
+t1y   2024-11-01  Article     b       -           none
+t1z   2024-11-15  Article     a       -           none
+n     2024-10-01  Article     -       -           warp, shuffle, reductions
+lone  2024-09-01  Benchmarks  -       -           none
+draft 2999-01-01  Article     a, b    Reductions  everything (but a draft)
+====  ==========  ==========  ======  ==========  =================================
+
+P's list: the series (s2), then two shared tags, Article before Benchmarks (t2c, t2), then one
+shared tag, all in Article: t1x shares words, t1y and t1z none, so the newer t1z; five posts.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import soup
+from test_incremental import build, retitle
+
+from kb.core.posts import Label, Post
+from kb.pages.related import related_lists, similarity, top_terms, vectors
+
+
+def related(outdir: Path, name: str) -> list[str]:
+    page = soup(outdir / "posts" / f"{name}.html")
+    return [
+        a["href"].removeprefix("../posts/").removesuffix(".html")
+        for a in page.select(".kb-related a")
+    ]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, rootdir: Path) -> Path:
+    srcdir = tmp_path_factory.mktemp("related") / "site"
+    shutil.copytree(rootdir / "test-related", srcdir)
+    return build(srcdir, srcdir / "_build")
+
+
+def test_the_order_worked_out_by_hand(site: Path) -> None:
+    assert related(site, "p") == ["s2", "t2c", "t2", "t1x", "t1z"]
+    # t1z: one shared tag with p, t2c, t1x (Article, no shared words: newest first) and t2
+    # (Benchmarks); then a post that shares no tag but the category, the newer of t1y and n.
+    assert related(site, "t1z") == ["p", "t2c", "t1x", "t2", "t1y"]
+    # n shares no tag: the Article posts, those with shared words first, then by date.
+    first, rest = related(site, "n")[:2], related(site, "n")[2:]
+    assert set(first) == {"p", "t1x"} and rest == ["t2c", "t1z", "t1y"]
+    # A post with nothing in common with the others gets no filler: lone shares only its
+    # category with s2 and t2.
+    assert related(site, "lone") == ["s2", "t2"]
+    assert related(site, "s2") == ["p", "t2", "lone"]
+
+
+def test_never_itself_nor_a_draft_and_before_the_cite_block(site: Path) -> None:
+    for page in (site / "posts").glob("*.html"):
+        shown = related(site, page.stem)
+        assert page.stem not in shown and "draft" not in shown
+        assert len(shown) <= 5 and len(set(shown)) == len(shown)
+    article = soup(site / "posts" / "p.html").select_one("article[role=main]")
+    block = article.select_one("section.kb-related")
+    assert block.select_one("h2").get_text() == "Related posts"
+    assert block.find_next_sibling()["class"] == ["kb-cite"]
+    assert block.select_one("time")["datetime"] == "2025-03-05"
+    assert not soup(site / "index.html").select(".kb-related")  # posts only
+
+
+def _post(name: str, day: int, tags=(), category="Article", series="") -> Post:
+    from datetime import UTC, datetime
+
+    when = datetime(2025, 1, day, tzinfo=UTC)
+    labels = tuple(Label("tag", tag, f"blog/tag/{tag}") for tag in tags)
+    category_label = (Label("category", category, f"blog/category/{category}"),)
+    year = Label("year", "2025", "blog/2025")
+    return Post(name, name, when, when, (), category_label, labels, year, "", "", 0, "", series)
+
+
+def test_ties_are_broken_by_date_then_docname() -> None:
+    posts = [_post("b", 2, ["x"]), _post("a", 2, ["x"]), _post("c", 3, ["x"]), _post("me", 1)]
+    posts[3] = _post("me", 1, ["x"])
+    lists = related_lists(posts, {}, 5)
+    assert lists["me"] == ["c", "a", "b"]  # the newer first, then by name
+    # The same however the posts come.
+    assert related_lists(list(reversed(posts)), {}, 5)["me"] == ["c", "a", "b"]
+
+
+def test_tf_idf_similarity() -> None:
+    assert top_terms("The warp shuffles; the WARP reduces. A b cd") == (
+        ("warp", 2),
+        ("reduces", 1),
+        ("shuffles", 1),
+    )
+    vector = vectors(
+        {
+            "a": top_terms("warp shuffle reduction"),
+            "b": top_terms("warp shuffle"),
+            "c": top_terms("kettle"),
+        }
+    )
+    assert similarity(vector["a"], vector["b"]) > 0
+    assert similarity(vector["a"], vector["c"]) == 0
+    assert similarity(vector["a"], vector["a"]) == pytest.approx(1)
+
+
+def test_an_edit_rewrites_only_the_pages_that_show_it(tmp_path: Path, rootdir: Path) -> None:
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-related", srcdir)
+    build(srcdir, srcdir / "_build")
+    # t1y is on the lists of n and t1z (and nowhere else); lone's list does not change.
+    retitle(srcdir / "posts" / "t1y.md", "Tile copies, retitled")
+    rendered: list[str] = []
+    outdir = build(srcdir, srcdir / "_build", rendered)
+    posts = {name.removeprefix("posts/") for name in rendered if name.startswith("posts/")}
+    assert {"t1y", "n", "t1z"} <= posts
+    assert not posts & {"lone", "s2", "p"}
+    assert (
+        "Tile copies, retitled"
+        in soup(outdir / "posts" / "n.html").select_one(".kb-related").get_text()
+    )
