@@ -145,8 +145,11 @@ class ResolveComparisons(SphinxPostTransform):
         for index, one in enumerate(shown):
             if index:
                 paragraph += nodes.Text("; ")
-            uri = self.app.builder.get_relative_uri(self.env.docname, one.docname)
-            paragraph += nodes.reference("", one.title, refuri=f"{uri}#{one.anchor}")
+            # Linked once the builder is at hand (_link_also_shown): a post transform is
+            # given no public handle on it.
+            paragraph += nodes.reference(
+                "", one.title, refuri=f"#{one.anchor}", kb_docname=one.docname
+            )
             title = self.env.titles.get(one.docname)
             if title is not None:
                 paragraph += nodes.Text(f" in {title.astext()}")
@@ -320,7 +323,18 @@ def _signer(app: Sphinx, docname: str) -> str:
     return digest(parts)
 
 
+def _link_also_shown(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Point the "Also shown" links at the other posts' pages, relative to this one."""
+    for reference in doctree.findall(nodes.reference):
+        target = reference.get("kb_docname")
+        if target is not None:
+            uri = app.builder.get_relative_uri(docname, target)
+            reference["refuri"] = uri + reference["refuri"]
+            del reference["kb_docname"]
+
+
 def setup_compare(app: Sphinx) -> None:
     app.add_post_transform(ResolveComparisons)
+    app.connect("doctree-resolved", _link_also_shown)
     app.connect("kb-catalog-built", _check)
     add_signer(app, _signer)
