@@ -2,7 +2,8 @@
 
 ``conf.py`` is evaluated the way Sphinx evaluates it (``sphinx.config.eval_config_file``), which
 takes milliseconds; nothing is built. The posts are the files matching ``blog_post_pattern``,
-as ablog finds them.
+as ablog finds them: Markdown files, MyST text notebooks and ``.ipynb`` notebooks, each checked by
+:func:`kb.checks.notebook.check_source`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from datetime import date
 from glob import glob
 from pathlib import Path
 
-from .checks.frontmatter import PostFacts, Problem, Rules, check_post
+from .checks.frontmatter import PostFacts, Problem, Rules
+from .checks.notebook import check_source
 from .checks.sitechecks import DOC_SUFFIXES, check_site
 from .config import KbConfig
 
@@ -111,7 +113,7 @@ def check_files(
         except (OSError, UnicodeDecodeError) as error:
             found.append((relpath, Problem(1, f"cannot read this file ({error})")))
             continue
-        facts[relpath], problems = check_post(text, rules)
+        facts[relpath], problems = check_source(relpath, text, rules)
         found += [(relpath, problem) for problem in problems]
     across = check_site(facts, exists=site.exists, blog_path=site.conf.get("blog_path", "blog"))
     found += [(relpath, problem) for relpath, problems in across.items() for problem in problems]

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from .messages import say
-from .postbody import read_body
+from .postbody import BodyFacts, read_body
 from .slugs import slugify
 
 #: Keys a post may use: ablog's, ours, Sphinx's and MyST's. An unknown key close to one of
@@ -32,6 +32,8 @@ KNOWN_KEYS = (
     *("part", "external_link", "image", "language", "location", "redirect", "canonical_link"),
     *("excerpt", "exclude", "nocomments", "title", "orphan", "nosearch", "tocdepth", "myst"),
     "source_id",  # where kb import found the post (a WordPress guid), so it never imports it twice
+    # Notebooks (checks/notebook.py): Jupyter's and jupytext's keys, MyST-NB's, kb's opt-in run.
+    *("kernelspec", "language_info", "jupytext", "file_format", "mystnb", "widgets", "kb_execute"),
 )
 #: Keys whose bad values ablog misreads or crashes on: the build drops them after reporting.
 ABLOG_KEYS = frozenset({"date", "category", "author", "tags", "nocomments", "external_link"})
@@ -150,7 +152,15 @@ def _parse_yaml(
 def check_post(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
     """Check one post's source: what the checks across posts need, and the problems found."""
     fields, body_line, problems = read_front_matter(text)
-    body = read_body(text, body_line)
+    return check_fields(fields, read_body(text, body_line), body_line, rules, problems)
+
+
+def check_fields(
+    fields: dict[str, Field], body: BodyFacts, body_line: int, rules: Rules, problems=()
+) -> tuple[PostFacts, list[Problem]]:
+    """The checks of :func:`check_post` on front matter already read, and its body's facts
+    (a notebook's metadata and markdown cells: :mod:`.notebook`)."""
+    problems = list(problems)
     facts = PostFacts(title=body.title, title_line=body.title_line or body_line, links=body.links)
     if not body.title:
         problems.append(Problem(body_line, say("no_title")))

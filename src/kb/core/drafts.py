@@ -8,11 +8,13 @@ serve --drafts``, which builds into a folder of its own) reads and shows them.
 
 "Today" is the day of ``SOURCE_DATE_EPOCH`` when it is set (reproducible builds), else the
 clock's. Only the ``date:`` line of each post's front matter is read here (a line scan, not a
-YAML parse: a few milliseconds for a thousand posts); a date the checks reject is no draft.
+YAML parse: a few milliseconds for a thousand posts), or an ``.ipynb``'s ``date`` metadata; a
+date the checks reject is no draft.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from datetime import UTC, date, datetime, timedelta
@@ -45,7 +47,9 @@ def publish_cutoff() -> datetime:
 
 def post_day(path: Path) -> date | None:
     """The day in a post's front matter ``date:`` line, or None (no front matter, no date,
-    or not a real day: the checks report those)."""
+    or not a real day: the checks report those). A notebook's is in its metadata."""
+    if path.suffix == ".ipynb":
+        return _notebook_day(path)
     try:
         with open(path, "rb") as handle:
             head = handle.read(_HEAD)
@@ -60,6 +64,16 @@ def post_day(path: Path) -> date | None:
     try:
         return date.fromisoformat(found.group(1).decode())
     except ValueError:
+        return None
+
+
+def _notebook_day(path: Path) -> date | None:
+    # The metadata follows the cells (nbformat sorts the keys): the whole file is read, which
+    # takes a millisecond for a notebook with its figures.
+    try:
+        metadata = json.loads(path.read_text(encoding="utf-8-sig")).get("metadata", {})
+        return date.fromisoformat(str(metadata.get("date", ""))[:10])
+    except (OSError, ValueError, AttributeError):
         return None
 
 

@@ -1,6 +1,7 @@
 """The front-matter checks inside ``sphinx-build``: the same checks as ``kb check``, as warnings.
 
-Each post's source is checked by :func:`kb.frontmatter.check_post` while Sphinx reads it, in a
+Each post's source is checked by :func:`kb.checks.notebook.check_source` (Markdown, text
+notebook or ``.ipynb``) while Sphinx reads it, in a
 transform that runs before ablog's ``CheckFrontMatter`` (priority 800) reads the front matter.
 Every problem becomes a warning at ``posts/2025/x.md:3`` (type ``kb``, subtype
 ``frontmatter``), so ``-W`` stops the build there. A value ablog would crash on or misread
@@ -21,7 +22,8 @@ from sphinx.environment import BuildEnvironment
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from ..checks.frontmatter import ABLOG_KEYS, Problem, Rules, check_post
+from ..checks.frontmatter import ABLOG_KEYS, Problem, Rules
+from ..checks.notebook import check_source
 from ..checks.sitechecks import check_site
 from . import ablog
 from .catalog import source
@@ -48,8 +50,10 @@ class CheckPostSource(SphinxTransform):
         docinfo = next(iter(self.document.findall(nodes.docinfo)), None)
         if not _is_post(self.config, docname, docinfo):
             return
-        text = Path(self.env.doc2path(docname)).read_text(encoding="utf-8-sig")
-        facts, problems = check_post(text, _rules(self.config))
+        path = Path(self.env.doc2path(docname))
+        facts, problems = check_source(
+            path.name, path.read_text(encoding="utf-8-sig"), _rules(self.config)
+        )
         errors = [p for p in problems if p.is_error]
         for problem in errors:
             _warn(problem, docname)
