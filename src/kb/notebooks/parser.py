@@ -50,14 +50,24 @@ class NotebookParser(MystParser):
                         type="kb",
                         subtype="notebook",
                     )
-            # A page that says so, made as MyST makes any page (its transforms need that).
             relpath = os.path.relpath(path, env.srcdir)
-            note = f"This notebook could not be read: `kb check {relpath}` says why.\n"
-            return super().parse(note, document)
+            return self._say(
+                f"This notebook could not be read: `kb check {relpath}` says why.", document
+            )
         from .render import render_notebook  # MyST-NB: imported with the first notebook
 
-        render_notebook(inputstring, document, kind)
+        if not render_notebook(inputstring, document, kind):
+            return self._say("This notebook could not be rendered: the build says why.", document)
         return None
+
+    def _say(self, note: str, document) -> None:
+        """A page that only says ``note``, made as MyST makes any page (its transforms need
+        the settings MyST sets up)."""
+        super().parse(note + "\n", document)
+        env = document.settings.env
+        if env.docname in ablog.matched_posts(env.config) and env.config.post_auto_orphan:
+            # No post for ablog now; "not in any toctree" would only add noise to the warning.
+            env.metadata[env.docname]["orphan"] = True
 
 
 def flawed(env) -> set[str]:

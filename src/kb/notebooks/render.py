@@ -28,8 +28,9 @@ from .parser import flawed
 logger = logging.getLogger(__name__)
 
 
-def render_notebook(text: str, document: nodes.document, kind: str) -> None:
-    """Render ``text``, a notebook of ``kind`` ("ipynb" or "text"), into ``document``."""
+def render_notebook(text: str, document: nodes.document, kind: str) -> bool:
+    """Render ``text``, a notebook of ``kind`` ("ipynb" or "text"), into ``document``; False
+    when MyST-NB failed (reported here), leaving ``document`` empty."""
     env = document.settings.env
     docname = env.docname
     metadata, lines = _metadata(text, kind)
@@ -52,7 +53,7 @@ def render_notebook(text: str, document: nodes.document, kind: str) -> None:
             document.attributes.pop(key, None)
         message = f"MyST-NB could not render this notebook ({type(error).__name__}: {error})"
         logger.warning(message, location=(docname, 1), type="kb", subtype="notebook")
-        return
+        return False
     finally:
         env.mystnb_config = everywhere
         std_logging.getLogger("sphinx").removeHandler(warnings)
@@ -63,6 +64,7 @@ def render_notebook(text: str, document: nodes.document, kind: str) -> None:
     add_download(
         env, document, docname, kind, _as_ipynb(text, env, docname) if kind == "text" else None
     )
+    return True
 
 
 class _WarningCount(std_logging.Handler):
