@@ -582,3 +582,26 @@ def test_kb_new_starts_a_notebook_that_checks_and_builds(tmp_path, fmt, suffix):
         "kb new: --format chooses a notebook's format: add --notebook\n",
     )
     assert snapshot(srcdir) == before
+
+
+# -- The real site's notebook post ---------------------------------------------------------------
+
+REAL = "posts/2026/h200-measurements-notebook"
+
+
+def test_the_real_notebook_post_is_small_and_links_its_notebook(built_site):
+    repo = Path(__file__).parent.parent
+    path = built_site / f"{REAL}.html"
+    assert path.stat().st_size <= 40 * 1024, f"{path.stat().st_size / 1024:.1f} KB"
+    html = soup(path)
+    assert html.select_one(".kb-post-meta .kb-category").get_text() == "Benchmarks"
+    images = html.select("article .cell_output img")
+    assert len(images) == 3 and all(len(image["alt"]) > 80 for image in images)
+    assert all((built_site / resolve_link(REAL, i["src"])).is_file() for i in images)
+    assert download_of(built_site, REAL).read_bytes() == (repo / f"{REAL}.ipynb").read_bytes()
+    notebook = json.loads((repo / f"{REAL}.ipynb").read_text(encoding="utf-8"))
+    outputs = [o for cell in notebook["cells"] for o in cell.get("outputs", ())]
+    # Committed with the outputs it shows: three figures, four printed tables, no error.
+    assert sum("image/png" in output.get("data", {}) for output in outputs) == 3
+    assert sum(output["output_type"] == "stream" for output in outputs) == 4
+    assert not any(output["output_type"] == "error" for output in outputs)

@@ -3,6 +3,7 @@ every category, and a home page of the newest posts."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
@@ -11,16 +12,25 @@ from helpers import soup
 
 REPO = Path(__file__).resolve().parent.parent
 POSTS = sorted((REPO / "posts").glob("*/*.md"))
+#: Every post, the Jupyter notebooks too (their front matter is the notebook's metadata).
+ALL_POSTS = sorted([*POSTS, *(REPO / "posts").glob("*/*.ipynb")])
 FURO_ERROR = "inheriting from layout.html"
 
 
 def front_matter(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":
+        metadata = json.loads(text)["metadata"]
+        return {**metadata, "date": date.fromisoformat(metadata["date"])}
     return yaml.safe_load(text.split("---", 2)[1])
 
 
 def title_of(path: Path) -> str:
-    for line in path.read_text(encoding="utf-8").splitlines():
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":
+        cells = json.loads(text)["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    for line in text.splitlines():
         if line.startswith("# "):
             return line[2:].strip()
     raise AssertionError(f"{path} has no title")
@@ -48,7 +58,7 @@ def test_every_page_has_furos_layout(built_site):
 
 
 def test_every_post_has_a_page_titled_with_its_title(built_site):
-    for post in POSTS:
+    for post in ALL_POSTS:
         page = built_site / post.relative_to(REPO).with_suffix(".html")
         h1 = soup(page).select("article h1")
         assert len(h1) == 1, post
@@ -57,7 +67,9 @@ def test_every_post_has_a_page_titled_with_its_title(built_site):
 
 def test_a_page_per_category(built_site):
     categories = {
-        name.strip() for post in POSTS for name in str(front_matter(post)["category"]).split(",")
+        name.strip()
+        for post in ALL_POSTS
+        for name in str(front_matter(post)["category"]).split(",")
     }
     assert categories == {"Article", "Benchmarks"}
     for name in categories:
@@ -70,7 +82,7 @@ def test_home_lists_the_newest_posts_newest_first(built_site):
     listed = [a.get_text() for a in home.select(".kb-entry-title a")]
     # Newest first; posts of the same day in title order, as the catalog sorts them.
     dated = sorted(
-        ((front_matter(p)["date"], title_of(p)) for p in POSTS),
+        ((front_matter(p)["date"], title_of(p)) for p in ALL_POSTS),
         key=lambda item: (-item[0].toordinal(), item[1]),
     )
     today = date.today()
