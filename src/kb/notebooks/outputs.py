@@ -8,7 +8,8 @@ figure) when it reads the notebook, and picks one per builder when a page is wri
   cell: JavaScript (``application/javascript``), Jupyter widgets
   (``application/vnd.jupyter.widget-view+json``, which load their code from a CDN), and HTML
   holding a ``<script>`` or loading a script, style, frame or image from another host. The
-  output's other forms (a widget's plain-text repr) stay, so the page shows what it can.
+  output's other forms (a widget's plain-text repr) stay, so the page shows what it can. An
+  HTML table (a pandas DataFrame) is put in furo's scrolling table wrapper.
 * When a page is written, MyST-NB's own transforms pick each output's form and fold cells
   tagged ``hide-input``/``hide-output``; they are imported only for a page that has
   notebook cells (:class:`SelectOutputForm`, :func:`_fold_hidden_cells`).
@@ -35,6 +36,7 @@ SCRIPT_FORMS = {
 #: Forms that are HTML, checked for scripts and for what they load.
 HTML_FORMS = ("text/html",)
 _SCRIPT = re.compile(r"<script\b", re.I)
+_TABLE = re.compile(r"<table\b", re.I)
 _REMOTE_LOAD = re.compile(
     r"<(?:script|link|img|iframe|frame|embed|object|video|audio|source|track|input|image|use)\b"
     r"[^>]*?\s(?:src|href|data|poster|srcset|xlink:href)\s*=\s*[\"']?\s*(?:[a-z][a-z0-9+.-]*:)?//",
@@ -97,6 +99,12 @@ def drop_unsafe_outputs(
             )
         if not bundle.children:
             bundle.parent.remove(bundle)
+            continue
+        for raw in list(bundle.findall(nodes.raw)):
+            if _TABLE.search(raw.astext()):
+                # furo's scrolling wrapper, which kb gives a tab stop when it overflows.
+                text = f'<div class="table-wrapper">{raw.astext()}</div>'
+                raw.replace_self(nodes.raw(text, text, format="html", classes=raw["classes"]))
 
 
 def describe_figures(document: nodes.document) -> None:
