@@ -355,6 +355,23 @@ def test_script_widget_and_remote_html_outputs_are_dropped_with_a_warning(tmp_pa
     assert again == warnings
 
 
+def test_hidden_cells_fold_into_details(tmp_path):
+    srcdir = copy_site(tmp_path / "site")
+    folded = code_cell("folded", "setup()", [{"output_type": "stream", "name": "stdout",
+                                             "text": "ready\n"}])  # fmt: skip
+    folded["metadata"]["tags"] = ["hide-input"]
+    write_notebook(
+        srcdir / "posts/2025/folded.ipynb",
+        [markdown_cell("title", "# Folded\n\nA notebook with a folded cell."), folded],
+    )
+    app, warnings = build(srcdir)
+    assert warnings == []
+    cell = page(Path(app.outdir), "posts/2025/folded").select_one(".cell")
+    details = cell.select_one("details.kb-folded")
+    assert details.select_one("summary").get_text() == "Show code cell source"
+    assert "setup()" in details.get_text() and "ready" in cell.select_one(".cell_output").get_text()
+
+
 @pytest.mark.parametrize(
     "mime_type, html, verdict",
     [

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from html import escape
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -142,22 +143,27 @@ def _is_folded(node: nodes.Node) -> bool:
 
 def _fold_hidden_cells(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """MyST-NB's ``HideInputCells`` for cells tagged hide-input, hide-output or hide-cell; its
-    ``<details>`` node is registered with the first page that needs it."""
+    node is registered with the first page that needs it, written by kb as a ``<details>``
+    whose ``<summary>`` holds only text (MyST-NB's puts paragraphs there, which HTML forbids)."""
     if app.builder.format != "html" or not any(True for _ in doctree.findall(_is_folded)):
         return
-    from myst_nb.sphinx_ import (
-        HideCodeCellNode,
-        HideInputCells,
-        depart_HideCellInput,
-        visit_HideCellInput,
-    )
+    from myst_nb.sphinx_ import HideCodeCellNode, HideInputCells
 
     handlers = app.registry.translation_handlers.get("html", {})
     if HideCodeCellNode.__name__ not in handlers:
-        app.add_node(
-            HideCodeCellNode, override=True, html=(visit_HideCellInput, depart_HideCellInput)
-        )
+        app.add_node(HideCodeCellNode, override=True, html=(_visit_folded, _depart_folded))
     HideInputCells(doctree).apply()
+
+
+def _visit_folded(translator, node: nodes.Element) -> None:
+    classes = " ".join(["kb-folded", *node["classes"]])
+    translator.body.append(
+        f'<details class="{escape(classes)}"><summary>{escape(node["prompt_show"])}</summary>\n'
+    )
+
+
+def _depart_folded(translator, node: nodes.Element) -> None:
+    translator.body.append("</details>\n")
 
 
 def setup_outputs(app: Sphinx) -> None:
