@@ -15,7 +15,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from myst_nb.core.config import NbParserConfig
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ConfigError, ExtensionError
@@ -31,6 +30,8 @@ CHECKPOINTS = "**/.ipynb_checkpoints"
 
 
 def _names() -> list[tuple[str, Any]]:
+    from myst_nb.core.config import NbParserConfig  # a dataclass: milliseconds, in builds only
+
     return [
         (name, DEFAULTS.get(name, default))
         for name, default, field in NbParserConfig().as_triple()
@@ -46,6 +47,8 @@ def _exclude_checkpoints(app: Sphinx, config) -> None:
 
 def _make_config(app: Sphinx) -> None:
     """MyST-NB's configuration for this build (what ``myst_nb.sphinx_ext`` makes)."""
+    from myst_nb.core.config import NbParserConfig
+
     values = {name: app.config[f"nb_{name}"] for name, _ in _names()}
     try:
         config = NbParserConfig(**values)
