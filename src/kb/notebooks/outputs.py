@@ -26,6 +26,8 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
+from .download import notebooks
+
 logger = logging.getLogger(__name__)
 
 #: Forms dropped whatever they hold, with what they are.
@@ -130,7 +132,8 @@ class SelectOutputForm(SphinxPostTransform):
     default_priority = 4
 
     def run(self, **kwargs) -> None:
-        if not _has_outputs(self.document):
+        # A dictionary look-up first: a Markdown page is never walked.
+        if self.env.docname not in notebooks(self.env) or not _has_outputs(self.document):
             return
         from myst_nb.sphinx_ import SelectMimeType
 
@@ -145,7 +148,9 @@ def _fold_hidden_cells(app: Sphinx, doctree: nodes.document, docname: str) -> No
     """MyST-NB's ``HideInputCells`` for cells tagged hide-input, hide-output or hide-cell; its
     node is registered with the first page that needs it, written by kb as a ``<details>``
     whose ``<summary>`` holds only text (MyST-NB's puts paragraphs there, which HTML forbids)."""
-    if app.builder.format != "html" or not any(True for _ in doctree.findall(_is_folded)):
+    if docname not in notebooks(app.env) or app.builder.format != "html":
+        return
+    if not any(True for _ in doctree.findall(_is_folded)):
         return
     from myst_nb.sphinx_ import HideCodeCellNode, HideInputCells
 
