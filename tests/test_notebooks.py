@@ -355,6 +355,31 @@ def test_script_widget_and_remote_html_outputs_are_dropped_with_a_warning(tmp_pa
     assert again == warnings
 
 
+def test_widget_state_in_the_metadata_is_dropped_with_a_warning(tmp_path):
+    srcdir = copy_site(tmp_path / "site")
+    state = {"state": {"f00": {"model_name": "IntSliderModel", "state": {"value": 3}}}}
+    metadata = {
+        "blogpost": True,
+        "date": "2025-06-01",
+        "category": "Article",
+        "author": "mira",
+        "widgets": {"application/vnd.jupyter.widget-state+json": {**state, "version_major": 2}},
+    }
+    path = write_notebook(
+        srcdir / "posts/2025/widget-state.ipynb",
+        [markdown_cell("title", "# Widget state\n\nA notebook saved with its widgets' state.")],
+        metadata,
+    )
+    line = find_lines(path.read_text(encoding="utf-8"))["metadata", "widgets"]
+    app, warnings = build(srcdir)
+    assert [(w[0], w[1], w[2].split(":")[0], w[3]) for w in warnings] == [
+        ("posts/2025/widget-state.ipynb", line, "the notebook's widget state (metadata `widgets`) "
+         "is dropped", "kb.notebook"),
+    ]  # fmt: skip
+    html = (Path(app.outdir) / "posts/2025/widget-state.html").read_text(encoding="utf-8")
+    assert "widget-state+json" not in html and "require.js" not in html
+
+
 def test_hidden_cells_fold_into_details(tmp_path):
     srcdir = copy_site(tmp_path / "site")
     folded = code_cell("folded", "setup()", [{"output_type": "stream", "name": "stdout",
