@@ -11,6 +11,7 @@ widget scripts from another host (``nb_ipywidgets_js = {}``). The executed-noteb
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -29,14 +30,15 @@ CACHE_FOLDER = ".jupyter_cache"
 CHECKPOINTS = "**/.ipynb_checkpoints"
 
 
-def _names() -> list[tuple[str, Any]]:
+@functools.cache
+def _names() -> tuple[tuple[str, Any], ...]:
     from myst_nb.core.config import NbParserConfig  # a dataclass: milliseconds, in builds only
 
-    return [
+    return tuple(
         (name, DEFAULTS.get(name, default))
         for name, default, field in NbParserConfig().as_triple()
         if not field.metadata.get("sphinx_exclude") and name not in NOT_OFFERED
-    ]
+    )
 
 
 def _exclude_checkpoints(app: Sphinx, config) -> None:
