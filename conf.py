@@ -40,7 +40,8 @@ time.tzset()
 # -- General configuration ------------------------------------------------------------------
 
 extensions = [
-    # Markdown sources (MyST) and the blog machinery.
+    # Markdown sources (MyST) and the blog machinery. Notebook posts are read by MyST-NB, which
+    # kb loads itself, only when a notebook is read: "myst_nb" is not listed here (see below).
     "myst_parser",
     "ablog",
     # A copy button on code blocks; it ships its own script, so no request leaves the site.
@@ -80,6 +81,14 @@ myst_heading_anchors = 3
 # "tex2jax_ignore mathjax_ignore" classes on every post.
 myst_update_mathjax = False
 
+# -- Notebooks (MyST-NB, loaded by kb) ---------------------------------------------------------
+
+# A post may be a Jupyter notebook (posts/<year>/<slug>.ipynb) or a MyST text notebook (a .md
+# with `file_format: mystnb`). Their stored outputs are shown as they are: no build needs a
+# Jupyter kernel. A post opts into running with `kb_execute: cache` in its front matter (its
+# outputs are then cached under _build/.jupyter_cache). MyST-NB's other nb_* settings apply.
+nb_execution_mode = "off"
+
 # -- Citations (sphinxcontrib-bibtex) -----------------------------------------------------
 
 # Posts cite with {footcite:p}`key` and end with {footbibliography}: each post lists only
@@ -94,7 +103,8 @@ blog_title = project
 blog_baseurl = SITE_URL
 blog_path = "blog"
 blog_authors = AUTHORS
-blog_post_pattern = "posts/*/*.md"
+# Markdown posts (MyST, or MyST text notebooks) and Jupyter notebooks.
+blog_post_pattern = ["posts/*/*.md", "posts/*/*.ipynb"]
 # Posts stay out of every toctree: with furo a toctree of all posts makes builds quadratic.
 post_auto_orphan = True
 post_date_format = "%Y-%m-%d"

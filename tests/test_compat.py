@@ -1,5 +1,5 @@
-"""What kb relies on in other packages' internals (kb.core.compat, kb.core.ablog, kb.checks.slugs):
-each test fails loudly when the upstream behaviour changes."""
+"""What kb relies on in other packages' internals (kb.core.compat, kb.core.ablog, kb.checks.slugs,
+kb.notebooks for MyST-NB): each test fails loudly when the upstream behaviour changes."""
 
 from __future__ import annotations
 
@@ -78,3 +78,61 @@ def test_ablogs_page_and_feed_writers_are_found_and_unplugged(make_app, tmp_path
     assert post.generate_archive_pages not in handlers
     assert post.generate_atom_feeds not in handlers
     assert not (app.outdir / "blog" / "drafts.html").exists()  # ablog always wrote one
+
+
+# -- MyST-NB (kb.notebooks imports it lazily and declares its settings itself) ------------------
+
+
+class _Recorder:
+    """A stand-in Sphinx app that records the settings an extension declares."""
+
+    def __init__(self) -> None:
+        self.settings: dict[str, object] = {}
+
+    def add_config_value(self, name, default, *args, **kwargs) -> None:
+        self.settings[name] = default
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def test_kb_declares_myst_nbs_settings():
+    # kb.notebooks.settings declares MyST-NB's nb_* settings instead of running its setup():
+    # a setting MyST-NB adds must be declared by kb too (or refused on purpose).
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.sphinx_ext import OUTPUT_FOLDER, sphinx_setup
+
+    from kb.notebooks import settings
+
+    theirs = _Recorder()
+    sphinx_setup(theirs)
+    # Deprecated names MyST-NB still accepts (and warns about): kb does not offer them.
+    legacy = {"nb_render_priority"} | {
+        field.metadata["legacy_name"]
+        for _, _, field in NbParserConfig().as_triple()
+        if "legacy_name" in field.metadata
+    }
+    ours = {f"nb_{name}" for name, _ in settings._names()}
+    assert set(theirs.settings) - legacy == ours | {f"nb_{n}" for n in settings.NOT_OFFERED}
+    assert OUTPUT_FOLDER == settings.OUTPUT_FOLDER
+
+
+def test_myst_nb_parts_kb_uses_are_where_kb_looks():
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_nb.sphinx_ import (
+        HideCodeCellNode,
+        HideInputCells,
+        Parser,
+        SelectMimeType,
+        depart_HideCellInput,
+        visit_HideCellInput,
+    )
+
+    assert SelectMimeType.default_priority == 4  # kb's SelectOutputForm runs at the same time
+    assert HideInputCells.default_priority == 199
+    assert callable(visit_HideCellInput) and callable(depart_HideCellInput)
+    assert issubclass(HideCodeCellNode, nodes.Element) and callable(Parser.parse)
+    assert NbParserConfig().copy(execution_mode="cache").execution_mode == "cache"
+    notebook = read_myst_markdown_notebook("---\nfile_format: mystnb\n---\n\n# T\n")
+    assert notebook.metadata["file_format"] == "mystnb"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import benchmark, config, feeds, markup, meta, pages, search
+from . import benchmark, config, feeds, markup, meta, notebooks, pages, search
 from .core import ablog, catalog, datasets, drafts, freshness, output, validation
 
 __version__ = "0.1.0"
@@ -52,6 +52,7 @@ def setup(app: Sphinx) -> dict:
     markup.setup_files(app)
     markup.setup_rawhtml(app)
     benchmark.setup_benchmark(app)
+    notebooks.setup_notebooks(app)
     # Outputs, each reading the catalog.
     pages.setup_postpage(app)  # the post page, then the parts others add to it
     pages.setup_series(app)
@@ -73,5 +74,5 @@ def setup(app: Sphinx) -> dict:
         "version": __version__,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 5,  # bump when what kb stores in doctrees changes
+        "env_version": 6,  # bump when what kb stores in doctrees changes
     }

@@ -2,7 +2,8 @@
 
 ``conf.py`` is evaluated the way Sphinx evaluates it (``sphinx.config.eval_config_file``), which
 takes milliseconds; nothing is built. The posts are the files matching ``blog_post_pattern``,
-as ablog finds them.
+as ablog finds them: Markdown files, MyST text notebooks and ``.ipynb`` notebooks, each checked by
+:func:`kb.checks.notebook.check_source`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from glob import glob
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .checks.frontmatter import PostFacts, Problem, Rules, check_post, decode_source
+from .checks.frontmatter import PostFacts, Problem, Rules, decode_source
 from .checks.messages import say
+from .checks.notebook import check_source, is_ipynb
 from .checks.rawhtml import markdown_problems
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from .config import KbConfig
@@ -176,8 +178,9 @@ def check_files(
             continue
         # Universal newlines, as Sphinx reads a source: a lone CR ends a line too.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        facts[relpath], problems = check_post(text, rules)
-        problems += markdown_problems(text, site.raw_html_hosts, site.allow_raw_scripts)
+        facts[relpath], problems = check_source(relpath, text, rules)
+        if not is_ipynb(relpath):  # a notebook's raw HTML is found by the build, in its cells
+            problems += markdown_problems(text, site.raw_html_hosts, site.allow_raw_scripts)
         found += [(relpath, problem) for problem in problems]
     scheduled = scheduled_posts(facts, today)  # the build leaves them out, as here
     across = check_site(

@@ -6,6 +6,7 @@ A fork that replaces the posts edits ``expectations.toml``; everything else foll
 
 from __future__ import annotations
 
+import json
 import tomllib
 from datetime import date
 from pathlib import Path
@@ -20,6 +21,8 @@ EXPECT = tomllib.loads((Path(__file__).parent / "expectations.toml").read_text(e
 SITE = open_site(REPO)
 SITE_URL = str(SITE.conf["html_baseurl"])
 POSTS = sorted(path for path in (REPO / "posts").glob("*/*.md"))
+#: Every post, the Jupyter notebooks too (their front matter is the notebook's metadata).
+ALL_POSTS = sorted([*POSTS, *(REPO / "posts").glob("*/*.ipynb")])
 
 
 def docname(path: Path) -> str:
@@ -28,11 +31,17 @@ def docname(path: Path) -> str:
 
 def front_matter(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":
+        return json.loads(text)["metadata"]
     return yaml.safe_load(text.split("---", 2)[1])
 
 
 def title_of(path: Path) -> str:
-    for line in path.read_text(encoding="utf-8").splitlines():
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":
+        cells = json.loads(text)["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    for line in text.splitlines():
         if line.startswith("# "):
             return line[2:].strip()
     raise AssertionError(f"{path} has no title")
@@ -51,7 +60,7 @@ def series() -> dict[str, list[Path]]:
     """Each series of the published posts, its members in reading order: numbered parts
     ascending, then supplements and unnumbered posts, oldest first."""
     members: dict[str, list[Path]] = {}
-    for path in POSTS:
+    for path in ALL_POSTS:
         name = str(front_matter(path).get("series") or "").strip()
         if name and published(path):
             members.setdefault(name, []).append(path)

@@ -24,7 +24,7 @@ import yaml
 from .dates import date_errors, day_of
 from .messages import say
 from .model import Field, PostFacts, Problem, Rules
-from .postbody import read_body
+from .postbody import BodyFacts, read_body
 from .redirects import redirect_instead, redirect_problem
 from .slugs import slugify
 
@@ -35,6 +35,8 @@ KNOWN_KEYS = (
     *("part", "external_link", "image", "language", "location", "redirect", "canonical_link"),
     *("excerpt", "exclude", "nocomments", "title", "orphan", "nosearch", "tocdepth", "myst"),
     "source_id",  # where kb import found the post (a WordPress guid), so it never imports it twice
+    # Notebooks (checks/notebook.py): Jupyter's and jupytext's keys, MyST-NB's, kb's opt-in run.
+    *("kernelspec", "language_info", "jupytext", "file_format", "mystnb", "widgets", "kb_execute"),
 )
 #: Keys whose bad values ablog misreads or crashes on (or, for ``redirect``, writes a page
 #: anywhere with): the build drops them after reporting.
@@ -138,8 +140,16 @@ def _parse_yaml(
 def check_post(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
     """Check one post's source: what the checks across posts need, and the problems found."""
     fields, body_line, problems = read_front_matter(text)
+    return check_fields(fields, read_body(text, body_line), body_line, rules, problems)
+
+
+def check_fields(
+    fields: dict[str, Field], body: BodyFacts, body_line: int, rules: Rules, problems=()
+) -> tuple[PostFacts, list[Problem]]:
+    """The checks of :func:`check_post` on front matter already read, and its body's facts
+    (a notebook's metadata and markdown cells: :mod:`.notebook`)."""
+    problems = list(problems)
     unreadable = bool(problems) and not fields  # no front matter, or none that YAML can read
-    body = read_body(text, body_line)
     facts = PostFacts(title=body.title, title_line=body.title_line or body_line, links=body.links)
     if not body.title:
         problems.append(Problem(body_line, say("no_title")))

@@ -116,6 +116,31 @@ MESSAGES = {
     "the link would be broken; add the link once that post is out, or date this post later",
     "missing_link": "links to {shown}, which does not exist{hint}: fix the path; a path starting "
     "with / starts at the site root",
+    # Notebooks (checks/notebook.py)
+    "nb_not_json": "this notebook is not valid JSON ({problem}, column {column}): an .ipynb is "
+    "JSON written by Jupyter; restore the file from version control, or open and save it in "
+    "Jupyter if Jupyter can still open it",
+    "nb_not_notebook": "this .ipynb is JSON but not a notebook ({what}): a notebook is an object "
+    'with "cells", "metadata", "nbformat" and "nbformat_minor"; open and save it in Jupyter',
+    "nb_version": "this notebook is nbformat {version}, and MyST-NB reads nbformat 4: open it in "
+    "Jupyter and save it, which upgrades it",
+    "nb_cell": "cell {cell} is not a valid notebook cell ({what}): open and save the notebook "
+    "in Jupyter, or fix the cell",
+    "nb_output": "output {output} of cell {cell} is not a valid notebook output ({what}): clear "
+    "the cell's outputs in Jupyter and run it again, or fix the output",
+    "nb_no_id": "cell {cell} has no valid `id`, which nbformat 4.5 requires ({what}): open and "
+    "save the notebook in Jupyter, which adds one",
+    "nb_no_title": "no title: start the notebook's first markdown cell with a `# Title` heading; "
+    "without one ablog silently leaves the post out",
+    "nb_unquoted": "{key} {shown} is a YAML date, which a notebook cannot hold (Jupyter and "
+    'MyST-NB keep front matter as JSON): quote it, `{key}: "{shown}"`',
+    "kb_execute": 'kb_execute "{shown}" is not a way to run a notebook: write `kb_execute: cache` '
+    "(run it once and reuse the outputs until its code changes), `kb_execute: force` (run it "
+    "at every build that reads it), or remove the line to show the stored outputs",
+    "kb_execute_kernel": "kb_execute runs the notebook, which needs a `kernelspec` (name, "
+    "display_name, language): add one to the {where}",
+    "kb_execute_markdown": "kb_execute only runs notebooks, and this is a Markdown post: make it "
+    "a text notebook (add `file_format: mystnb` and a `kernelspec`) or remove the line",
 }
 
 

@@ -7,6 +7,7 @@ build all ask here, so they agree on which posts are drafts.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from datetime import UTC, date, datetime
@@ -41,9 +42,23 @@ def front_matter_day(head: bytes) -> date | None:
 
 
 def file_day(path) -> date | None:
-    """:func:`front_matter_day` of the file at ``path``; None if it cannot be read."""
+    """:func:`front_matter_day` of the file at ``path``; None if it cannot be read. A
+    notebook's (``.ipynb``) is in its metadata."""
+    if str(path).endswith(".ipynb"):
+        return _notebook_day(path)
     try:
         with open(path, "rb") as handle:
             return front_matter_day(handle.read(HEAD_BYTES))
     except OSError:
+        return None
+
+
+def _notebook_day(path) -> date | None:
+    # The metadata follows the cells (nbformat sorts the keys): the whole file is read, which
+    # takes a millisecond for a notebook with its figures.
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            metadata = json.load(handle).get("metadata", {})
+        return date.fromisoformat(str(metadata.get("date", ""))[:10])
+    except (OSError, ValueError, AttributeError):
         return None

@@ -1,9 +1,10 @@
 """The ``kb`` command: start a post, check posts, preview the site.
 
-``kb new`` writes ``posts/<year>/<slug>.md`` with complete front matter and never overwrites;
-``kb check`` runs the checks of :mod:`kb.checks.frontmatter` and :mod:`kb.checks.sitechecks` on
-the files, without a build; ``kb serve`` runs sphinx-autobuild on 127.0.0.1. Exit status: 0
-when all is well, 1 when ``kb check`` found an error, 2 for a usage error or a refusal.
+``kb new`` writes ``posts/<year>/<slug>.md`` (or, with ``--notebook``, a notebook) with
+complete front matter and never overwrites; ``kb check`` runs the checks of
+:mod:`kb.checks.frontmatter`, :mod:`kb.checks.notebook` and :mod:`kb.checks.sitechecks` on the
+files, without a build; ``kb serve`` runs sphinx-autobuild on 127.0.0.1. Exit status: 0 when
+all is well, 1 when ``kb check`` found an error, 2 for a usage error or a refusal.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .. import importer
 from ..checks.schedule import today
 from ..checks.sitechecks import post_slug
 from ..site import Site, SiteError, check_files, find_site, open_site
+from . import notebook
 
 OK, PROBLEMS, USAGE = 0, 1, 2
 
@@ -122,22 +124,32 @@ def cmd_new(args: argparse.Namespace, site: Site) -> int:
     day = _parse_day(args.date) if args.date else today_utc()
     if args.part and not args.series:
         raise Refusal("--part needs --series NAME: a part is a part of a series")
+    if args.format and not args.notebook:
+        raise Refusal("--format chooses a notebook's format: add --notebook")
     slug = slug_for(args.title)
     if not slug:
         raise Refusal(f'the title "{args.title}" has no letters or digits to make a file name from')
-    path = site.root / "posts" / str(day.year) / f"{slug}.md"
+    suffix = ".ipynb" if args.notebook and args.format != "md" else ".md"
+    path = site.root / "posts" / str(day.year) / f"{slug}{suffix}"
     relpath = _relpath(site, path)
     _refuse_what_is_there(site, path)
-    # Every post the site finds, and every Markdown file under posts/ (where kb new writes).
+    # Every post the site finds, and every Markdown file or notebook under posts/ (where kb new
+    # writes).
     posts = site.root / "posts"
-    candidates = sorted({*site.post_paths(), *(posts.rglob("*.md") if posts.is_dir() else ())})
+    under_posts = (*posts.rglob("*.md"), *posts.rglob("*.ipynb")) if posts.is_dir() else ()
+    candidates = sorted({*site.post_paths(), *under_posts})
     taken = [p for p in candidates if post_slug(site.relpath(p)) == slug]
     if taken:
         raise Refusal(
             f'the slug "{slug}" is taken by {site.relpath(taken[0])}: two posts with one '
             "slug share a label; choose another title"
         )
-    text = render_post(args, day, relpath)
+    if not args.notebook:
+        text = render_post(args, day, relpath)
+    elif suffix == ".md":
+        text = notebook.render_text_notebook(args, day, relpath)
+    else:
+        text = notebook.render_ipynb(args, day, relpath)
     problems = check_files(site, [], today=None, drafts={path: text})
     refusals = [p for _, p in problems if p.is_error and p.key != "description"]
     if refusals:
@@ -251,7 +263,8 @@ def _expand(paths: list[str]) -> list[Path]:
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            files += sorted(path.rglob("*.md"))
+            found = [*path.rglob("*.md"), *path.rglob("*.ipynb")]
+            files += sorted(p for p in found if ".ipynb_checkpoints" not in p.parts)
         elif path.is_file():
             files.append(path)
         else:
@@ -334,6 +347,10 @@ def parser() -> argparse.ArgumentParser:
     new.add_argument("--part", help="a positive whole number, or supplement")
     new.add_argument("--external", help="the URL where the full article lives")
     new.add_argument("--date", help="YYYY-MM-DD (default: today, UTC)")
+    new.add_argument("--notebook", action="store_true", help="a Jupyter notebook post")
+    new.add_argument(
+        "--format", choices=notebook.FORMATS, help="with --notebook: .ipynb (default) or .md"
+    )
     check = commands.add_parser("check", parents=[common], help="check posts without a build")
     check.add_argument("paths", nargs="*", help="files or folders (default: every post)")
     check.add_argument("--strict", action="store_true", help="a future date is an error too")

@@ -7,8 +7,9 @@ build with Sphinx's own "unknown document" warning at the link. ``kb_drafts = Tr
 serve --drafts``, which builds into a folder of its own) reads and shows them.
 
 "Today" is :func:`kb.checks.schedule.today`, as for ``kb check``. Only the ``date:`` line of
-each post's front matter is read here; a date the checks reject is no draft. A draft is still
-checked on every build (:mod:`kb.core.validation`), as ``kb check`` checks it.
+each post's front matter is read here (or an ``.ipynb``'s ``date`` metadata); a date the checks
+reject is no draft. A draft is still checked on every build (:mod:`kb.core.validation`), as
+``kb check`` checks it.
 """
 
 from __future__ import annotations

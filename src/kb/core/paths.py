@@ -122,9 +122,25 @@ def note_output_folders(app) -> None:
     setattr(app.env, OUTPUT_FOLDERS, (str(app.outdir), str(app.doctreedir)))
 
 
+GENERATED_FOLDERS = "kb_generated_folders"
+
+
+def note_generated_folder(env, folder: str | os.PathLike) -> None:
+    """Allow the files of ``folder``, in the build output, that this build makes from the
+    sources before it reads them (MyST-NB writes a notebook's stored images there, and the
+    notebook's page names them)."""
+    folders = set(getattr(env, GENERATED_FOLDERS, ())) | {str(Path(folder).resolve())}
+    setattr(env, GENERATED_FOLDERS, tuple(sorted(folders)))
+
+
 def site_refusal(env, path: str | os.PathLike, **options) -> Refusal | None:
     """:func:`refusal` for this build: the source folder is the repository, and the build's
-    output and doctree folders are never read."""
+    output and doctree folders are never read, except the folders of generated files."""
+    resolved = Path(env.srcdir, path).resolve()
+    for folder in getattr(env, GENERATED_FOLDERS, ()):
+        if resolved.is_relative_to(folder):
+            path = resolved.relative_to(folder)  # its type is still checked
+            return refusal(path, folder, **options)
     blocked = getattr(env, OUTPUT_FOLDERS, (str(env.doctreedir),))
     return refusal(path, env.srcdir, blocked=blocked, **options)
 

@@ -1,7 +1,8 @@
 """The front-matter checks inside ``sphinx-build``: the same checks as ``kb check``, as warnings.
 
-Each post's source is checked by :func:`kb.checks.frontmatter.check_post` while Sphinx reads it,
-in a transform that runs before ablog's ``CheckFrontMatter`` (priority 800) reads the front matter.
+Each post's source is checked by :func:`kb.checks.notebook.check_source` (Markdown, text
+notebook or ``.ipynb``) while Sphinx reads it, in a transform that runs before ablog's
+``CheckFrontMatter`` (priority 800) reads the front matter.
 Every problem becomes a warning at ``posts/2025/x.md:3`` (type ``kb``, subtype
 ``frontmatter``), so ``-W`` stops the build there. A value ablog would crash on or misread
 (a date with a time zone, a YAML list as category, ``nocomments``) is then dropped from the
@@ -37,11 +38,11 @@ from ..checks.frontmatter import (
     ABLOG_KEYS,
     Problem,
     Rules,
-    check_post,
     decode_source,
     redirect_problem,
     unreadable_front_matter,
 )
+from ..checks.notebook import check_source
 from ..checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from . import ablog
 from .catalog import source
@@ -68,8 +69,10 @@ class CheckPostSource(SphinxTransform):
         docinfo = next(iter(self.document.findall(nodes.docinfo)), None)
         if not _is_post(self.config, docname, docinfo):
             return
-        text = Path(self.env.doc2path(docname)).read_text(encoding="utf-8-sig")
-        facts, problems = check_post(text, _rules(self.config))
+        path = Path(self.env.doc2path(docname))
+        facts, problems = check_source(
+            path.name, path.read_text(encoding="utf-8-sig"), _rules(self.config)
+        )
         errors = [p for p in problems if p.is_error]
         for problem in errors:
             _warn(problem, docname)
@@ -237,7 +240,7 @@ def _check_drafts(app: Sphinx) -> dict:
             continue
         if not problems:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-            facts[relpath], problems = check_post(text, _rules(app.config))
+            facts[relpath], problems = check_source(relpath, text, _rules(app.config))
         for problem in problems:
             if problem.is_error:
                 _warn(problem, path=srcdir / relpath)

@@ -1,0 +1,82 @@
+"""Before and after a change: the same corpus built by two checkouts' ``kb``, in turn.
+
+``build_speed.py`` times one checkout; on a shared machine two runs minutes apart see different
+loads. This script builds the same ``--posts`` corpus (``corpus.py``) with the site and ``kb``
+of two checkouts (``--before``, e.g. ``git archive main | tar -x -C /tmp/kb-main``, and
+``--after``, by default this one), then times no-change rebuilds, one-post edits and one-post
+edits as ``kb serve`` builds them, alternating the two sites round after round, and reports
+medians and the median of the paired differences of CPU time.
+
+    python benchmarks/paired_speed.py --before /tmp/kb-main --posts 300 --rounds 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import build_speed  # noqa: E402
+
+MODES = ("no-change", "edit", "edit-preview")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", type=Path, required=True, help="the other checkout")
+    parser.add_argument("--after", type=Path, default=build_speed.REPO, help="(this checkout)")
+    parser.add_argument("--posts", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=8)
+    args = parser.parse_args(argv)
+    sides = {"before": args.before.resolve(), "after": args.after.resolve()}
+    root = Path(tempfile.mkdtemp(prefix="kb-paired-"))
+    authors, categories = build_speed.site_settings()
+    sites, times = {}, {(side, mode): [] for side in sides for mode in MODES}
+    try:
+        for side, repo in sides.items():
+            build_speed.REPO = repo  # the site copied and the kb on PYTHONPATH
+            sites[side] = build_speed.make_site("ours", root / side, args.posts, authors,
+                                                categories, 0)  # fmt: skip
+            print(f"[{side}] clean builds …", flush=True)
+            build_speed.run_build(sites[side])
+            build_speed.run_build(sites[side])
+        for number in range(args.rounds):
+            order = list(sides) if number % 2 == 0 else list(reversed(sides))
+            for side in order:
+                build_speed.REPO = sides[side]
+                for mode in MODES:
+                    build_speed.prepare(sites[side], mode)
+                    preview = mode.endswith("preview")
+                    options = build_speed.PREVIEW_OPTIONS if preview else ()
+                    run = build_speed.run_build(sites[side], options=options)
+                    assert run.warnings == 0
+                    if preview:
+                        build_speed.wait_for_background_search()
+                    times[side, mode].append(run)
+            print(f"round {number + 1}/{args.rounds} done", flush=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"\nN={args.posts}, {args.rounds} rounds; median wall, median CPU (CPU min–max)\n")
+    print("| build | before | after | after − before, CPU (median of pairs) |")
+    print("| --- | --- | --- | --- |")
+    for mode in MODES:
+        cells = []
+        for side in sides:
+            runs = times[side, mode]
+            cpu = [run.cpu for run in runs]
+            wall = statistics.median(run.seconds for run in runs)
+            cells.append(
+                f"{wall:.2f} s, {statistics.median(cpu):.2f} s ({min(cpu):.2f}–{max(cpu):.2f})"
+            )
+        pairs = zip(times["before", mode], times["after", mode], strict=True)
+        diff = statistics.median(after.cpu - before.cpu for before, after in pairs)
+        print(f"| {mode} | {cells[0]} | {cells[1]} | {diff:+.3f} s |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

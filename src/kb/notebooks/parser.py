@@ -1,0 +1,51 @@
+"""The parser of ``.md`` and ``.ipynb`` sources: MyST, or MyST-NB for a notebook.
+
+A ``.md`` file is a MyST text notebook when its front matter says so (``file_format:
+mystnb``), as MyST-NB decides; every other ``.md`` goes to MyST-Parser as before, after a
+substring test that costs nothing. Only a notebook imports MyST-NB (:mod:`.render`), so a
+build that reads no notebook (a no-change rebuild, an edit of a Markdown post) never pays for
+it. A notebook that cannot be read (not JSON, not nbformat 4, a date YAML reads as a date)
+is rendered as an empty page: the checks report it at its line for a post, and so does this
+parser for any other notebook, so a build never ends in a traceback. The parser itself is
+:class:`.sourceparser.NotebookParser`; notebooks that warned are read again (:func:`flawed`).
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+#: The file type Sphinx gives ``.ipynb`` sources.
+NOTEBOOK_FILETYPE = "jupyter_notebook"
+
+
+def flawed(env) -> set[str]:
+    """Notebooks whose reading warned: read again by every build until fixed, so that a
+    second ``sphinx-build -W`` cannot pass on a warning it no longer shows."""
+    if not hasattr(env, "kb_notebooks_flawed"):
+        env.kb_notebooks_flawed = set()
+    return env.kb_notebooks_flawed
+
+
+def _outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
+    return sorted(flawed(env) - set(removed))
+
+
+def _purge(app: Sphinx, env, docname: str) -> None:
+    flawed(env).discard(docname)
+
+
+def _merge(app: Sphinx, env, docnames, other) -> None:
+    flawed(env).update(flawed(other) & set(docnames))
+
+
+def setup_parser(app: Sphinx) -> None:
+    # MyST-Parser's own module, imported here rather than with kb (the kb command never needs
+    # it); a build has already loaded it.
+    from .sourceparser import NotebookParser
+
+    app.connect("env-get-outdated", _outdated)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.add_source_suffix(".ipynb", NOTEBOOK_FILETYPE)
+    # Replaces MyST-Parser's parser of "markdown" (it is the same parser for Markdown).
+    app.add_source_parser(NotebookParser, override=True)

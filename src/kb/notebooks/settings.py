@@ -1,0 +1,99 @@
+"""MyST-NB's settings (``nb_*`` in ``conf.py``), declared without importing its Sphinx extension.
+
+MyST-NB's own ``setup()`` imports its whole parser (a second and more); kb declares the same
+settings from MyST-NB's configuration dataclass (a few milliseconds) and builds MyST-NB's
+configuration for each build as MyST-NB's extension would, with two defaults of its own:
+nothing runs (``nb_execution_mode = "off"``; a post opts in with ``kb_execute``), and no
+widget scripts from another host (``nb_ipywidgets_js = {}``). The executed-notebook cache is
+``_build/.jupyter_cache`` and MyST-NB's files (notebooks as read, figures) go to
+``_build/jupyter_execute``, beside the output folder.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.errors import ConfigError, ExtensionError
+
+from ..core import paths
+
+#: MyST-NB settings kb does not offer: notebooks in other text formats need parsers of their
+#: own (an unknown setting is reported by Sphinx rather than ignored).
+NOT_OFFERED = frozenset({"custom_formats"})
+#: kb's defaults where MyST-NB's differ.
+DEFAULTS = {"execution_mode": "off", "ipywidgets_js": {}}
+OUTPUT_FOLDER = "jupyter_execute"
+CACHE_FOLDER = ".jupyter_cache"
+CHECKPOINTS = "**/.ipynb_checkpoints"
+
+
+@functools.cache
+def _names() -> tuple[tuple[str, Any], ...]:
+    from myst_nb.core.config import NbParserConfig  # a dataclass: milliseconds, in builds only
+
+    return tuple(
+        (name, DEFAULTS.get(name, default))
+        for name, default, field in NbParserConfig().as_triple()
+        if not field.metadata.get("sphinx_exclude") and name not in NOT_OFFERED
+    )
+
+
+def _exclude_checkpoints(app: Sphinx, config) -> None:
+    # Jupyter's autosaves are notebooks too; a new list, as the default list is shared.
+    if CHECKPOINTS not in config.exclude_patterns:
+        config.exclude_patterns = [*config.exclude_patterns, CHECKPOINTS]
+
+
+def _make_config(app: Sphinx) -> None:
+    """MyST-NB's configuration for this build (what ``myst_nb.sphinx_ext`` makes)."""
+    from myst_nb.core.config import NbParserConfig
+
+    values = {name: app.config[f"nb_{name}"] for name, _ in _names()}
+    try:
+        config = NbParserConfig(**values)
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"MyST-NB's settings (nb_* in conf.py): {error}") from error
+    build = Path(app.outdir).parent
+    output_folder = (build / OUTPUT_FOLDER).resolve()
+    paths.note_generated_folder(app.env, output_folder)
+    app.env.mystnb_config = config.copy(
+        output_folder=str(output_folder),
+        execution_cache_path=str(config.execution_cache_path or (build / CACHE_FOLDER).resolve()),
+    )
+
+
+# MyST-NB keeps per-notebook data (execution reports) in env.nb_metadata; its collector is
+# part of the module kb imports lazily, so kb keeps that data in step with the documents.
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    getattr(env, "nb_metadata", {}).pop(docname, None)
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames, other: BuildEnvironment) -> None:
+    theirs = getattr(other, "nb_metadata", {})
+    if not hasattr(env, "nb_metadata"):
+        env.nb_metadata = defaultdict(dict)
+    for docname in docnames:
+        if docname in theirs:
+            env.nb_metadata[docname] = theirs[docname]
+
+
+def setup_settings(app: Sphinx) -> None:
+    if "myst_nb" in app.config.extensions:
+        raise ExtensionError(
+            "kb reads notebooks with MyST-NB itself, importing it only when a notebook is "
+            'read: remove "myst_nb" from extensions in conf.py and keep "myst_parser"'
+        )
+    app.setup_extension("myst_parser")
+    for name, default in _names():
+        app.add_config_value(f"nb_{name}", default, "env", Any)
+    app.connect("config-inited", _exclude_checkpoints)
+    app.connect("builder-inited", _make_config)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
