@@ -8,6 +8,7 @@ edits as ``kb serve`` builds them, alternating the two sites round after round, 
 medians and the median of the paired differences of CPU time.
 
     python benchmarks/paired_speed.py --before /tmp/kb-main --posts 300 --rounds 8
+    python benchmarks/paired_speed.py --before /tmp/kb-main --posts 1000 --rounds 3 --clean
 """
 
 from __future__ import annotations
@@ -31,11 +32,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", type=Path, default=build_speed.REPO, help="(this checkout)")
     parser.add_argument("--posts", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument(
+        "--clean", action="store_true", help="also time a clean build in each round (slow)"
+    )
     args = parser.parse_args(argv)
+    modes = ("clean", *MODES) if args.clean else MODES
     sides = {"before": args.before.resolve(), "after": args.after.resolve()}
     root = Path(tempfile.mkdtemp(prefix="kb-paired-"))
     authors, categories = build_speed.site_settings()
-    sites, times = {}, {(side, mode): [] for side in sides for mode in MODES}
+    sites, times = {}, {(side, mode): [] for side in sides for mode in modes}
     try:
         for side, repo in sides.items():
             build_speed.REPO = repo  # the site copied and the kb on PYTHONPATH
@@ -48,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             order = list(sides) if number % 2 == 0 else list(reversed(sides))
             for side in order:
                 build_speed.REPO = sides[side]
-                for mode in MODES:
+                for mode in modes:
                     build_speed.prepare(sites[side], mode)
                     preview = mode.endswith("preview")
                     options = build_speed.PREVIEW_OPTIONS if preview else ()
@@ -63,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nN={args.posts}, {args.rounds} rounds; median wall, median CPU (CPU min–max)\n")
     print("| build | before | after | after − before, CPU (median of pairs) |")
     print("| --- | --- | --- | --- |")
-    for mode in MODES:
+    for mode in modes:
         cells = []
         for side in sides:
             runs = times[side, mode]
