@@ -176,10 +176,16 @@ def _quiet_unreadable_front_matter(app: Sphinx, docname: str, source: list[str])
     """
     if docname not in ablog.matched_posts(app.config):
         return
+    text = source[0].split("\n")
+    if text[0].strip() == "---" and not any(line.strip() in ("---", "...") for line in text[1:]):
+        # Never closed: MyST reads the opening line as a horizontal rule, which docutils
+        # before 0.22 rejects at a document's start with a second, vaguer error at line 1.
+        text[0] = ""
+        source[0] = "\n".join(text)
+        return
     lines = unreadable_front_matter(source[0])
     if lines is None:
         return
-    text = source[0].split("\n")
     text[lines.start : lines.stop] = ["{}"] + [""] * (len(lines) - 1)
     source[0] = "\n".join(text)
 
