@@ -156,16 +156,21 @@ def feed_links(path: Path) -> Iterator[str]:
 
 
 JSON_FEED_LINK_KEYS = {"url", "external_url", "feed_url", "home_page_url", "image", "avatar"}
+#: data/benchmarks.json's links besides ``url``: the benchmarks page, the files, the schema.
+JSON_DATA_LINK_KEYS = {"page", "csv", "metadata", "schema"}
 
 
 def json_feed_links(value) -> Iterator[str]:
-    """Links in a JSON Feed: its URL fields, ids that are URLs, and entries' HTML."""
+    """Links in a JSON Feed (its URL fields, ids that are URLs, and entries' HTML) or in the
+    benchmarks catalog; a JSON Schema's same-named keys hold objects and are walked instead."""
     if isinstance(value, dict):
         for key, item in value.items():
             is_url_id = key == "id" and str(item).startswith(("http:", "https:"))
             if key in ("content_html", "summary") and isinstance(item, str):
                 yield from content_links(item)
-            elif key in JSON_FEED_LINK_KEYS or is_url_id:
+            elif isinstance(item, str) and (
+                key in JSON_FEED_LINK_KEYS | JSON_DATA_LINK_KEYS or is_url_id
+            ):
                 yield item
             else:
                 yield from json_feed_links(item)
