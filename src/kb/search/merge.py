@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cbor import Unexpected, decode, encode, encode_head, head, pack, read_file, skip, unpack
+from .metafields import renumbered
 
 ENTRY = "pagefind-entry.json"
 #: Pagefind's chunk rule (``chunk_index(word_map, 20000)`` in its indexer).
@@ -193,9 +194,10 @@ def merge(shards: list[Shard], bundle: Path) -> int:
 
 
 def _merge_language(code, parts: list[Language], shards, bundle: Path, keep) -> tuple[str, int]:
-    fields = parts[0].meta_fields
-    if any(part.meta_fields != fields or part.wasm != parts[0].wasm for part in parts):
-        raise Unexpected("shards with different meta fields")
+    if any(part.wasm != parts[0].wasm for part in parts):
+        raise Unexpected("shards with different WebAssembly")
+    fields = sorted({name for part in parts for name in part.meta_fields})
+    parts = [renumbered(part, fields) for part in parts]
     offsets, total = [], 0
     for part in parts:
         offsets.append(total)
