@@ -152,3 +152,19 @@ def test_where_index_chunks_start_and_end_as_pagefind_writes_it():
         ["apr", "b"],
         ["p", "peach"],
     ]
+
+
+def test_a_short_name_taken_by_other_bytes_gets_longer(tmp_path):
+    from kb.search import cbor
+
+    first = cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7)
+    path = tmp_path / f"{first}.pf_index"
+    taken = {path}
+    # The same short name for other bytes (as if two chunks' hashes began alike).
+    again = cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7, taken)
+    assert again != first and again.startswith(first) and len(again) == len(first) + 1
+    assert cbor.read_file(tmp_path / f"{again}.pf_index") == ["a"]
+    # A file of the right name but stale bytes is written again.
+    path.write_bytes(b"stale")
+    assert cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7) == first
+    assert cbor.read_file(path) == ["a"]

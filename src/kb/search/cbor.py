@@ -115,18 +115,30 @@ def read_file(path: Path):
     return value
 
 
-def pack(folder: Path, prefix: str, suffix: str, cbor: bytes, digits: int) -> str:
+def pack(folder: Path, prefix: str, suffix: str, cbor: bytes, digits: int, taken=None) -> str:
     """Write CBOR bytes as Pagefind does, under a name made from them; the name, no suffix.
 
-    A file of that name already there holds the same bytes (the name is their hash): it is
-    left as it is."""
+    A file of that name already there with the same bytes is left as it is. ``taken``: paths
+    this bundle already holds, which a short name that is the same for other bytes must not
+    replace (the name then gets longer, as Pagefind does); the new path joins them."""
     data = MAGIC + cbor
-    name = f"{prefix}_{hashlib.sha256(data).hexdigest()[:digits]}"
-    path = folder / f"{name}{suffix}"
-    if not path.is_file():
+    digest = hashlib.sha256(data).hexdigest()
+    compressed = gzip.compress(data, 6, mtime=0)
+    for length in range(digits, len(digest) + 1):
+        name = f"{prefix}_{digest[:length]}"
+        path = folder / f"{name}{suffix}"
+        if taken is None or path not in taken:
+            break
+    try:
+        current = path.read_bytes()
+    except OSError:
+        current = None
+    if current != compressed:
         tmp = path.with_name(f".{path.name}.partial")
-        tmp.write_bytes(gzip.compress(data, 6, mtime=0))
+        tmp.write_bytes(compressed)
         tmp.replace(path)
+    if taken is not None:
+        taken.add(path)
     return name
 
 

@@ -212,8 +212,7 @@ def _merge_language(code, parts: list[Language], shards, bundle: Path, keep) -> 
     filters = _write_filters(code, parts, offsets, bundle, keep)
     sorts = _merge_sorts(parts, offsets)
     meta = encode([shards[0].version, pages, chunks, filters, sorts, fields])
-    name = pack(bundle, f"pagefind.{code}", ".pf_meta", meta, 10)
-    keep.add(bundle / f"{name}.pf_meta")
+    name = pack(bundle, f"pagefind.{code}", ".pf_meta", meta, 10, keep)
     return name.removeprefix("pagefind."), total
 
 
@@ -263,8 +262,7 @@ def _write_chunks(code, parts, offsets, bundle: Path, keep) -> list[list[str]]:
         body = [encode_head(4, 1), encode_head(4, len(chunk))]
         for word in chunk:
             body.append(_word_entry(word, parts, offsets))
-        name = pack(bundle / "index", code, ".pf_index", b"".join(body), 7)
-        keep.add(bundle / "index" / f"{name}.pf_index")
+        name = pack(bundle / "index", code, ".pf_index", b"".join(body), 7, keep)
         entry.append(name)
     return meta
 
@@ -315,8 +313,7 @@ def _write_filters(code, parts, offsets, bundle: Path, keep) -> list[list[str]]:
     result = []
     for name in sorted(merged):
         values = [[value, sorted(numbers)] for value, numbers in sorted(merged[name].items())]
-        file = pack(bundle / "filter", code, ".pf_filter", encode([name, values]), 7)
-        keep.add(bundle / "filter" / f"{file}.pf_filter")
+        file = pack(bundle / "filter", code, ".pf_filter", encode([name, values]), 7, keep)
         result.append([name, file])
     return result
 
