@@ -168,3 +168,27 @@ def test_a_short_name_taken_by_other_bytes_gets_longer(tmp_path):
     path.write_bytes(b"stale")
     assert cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7) == first
     assert cbor.read_file(path) == ["a"]
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-related")
+def test_related_posts_are_neither_indexed_nor_in_the_record(app):
+    """Other posts' titles are not words of this post; and a post added elsewhere, which
+    changes many related lists, must change no other record (nor re-index their shards)."""
+    from helpers import soup
+
+    from kb.search import records
+
+    app.build()
+    outdir, doctrees = Path(app.outdir), Path(app.doctreedir)
+    listed = [
+        path
+        for path in sorted((outdir / "posts").glob("*.html"))
+        if soup(path).select("[data-pagefind-body] .kb-related li")
+    ]
+    assert listed  # the root's posts share tags: they list each other
+    for path in listed:
+        record = soup(doctrees / records.RECORDS_DIR / "posts" / path.name)
+        assert record.select(".kb-related") == []
+        assert record.select("[data-pagefind-body]")
+    content = read_bundle(outdir / "pagefind")["languages"]["en"]["fragments"]
+    assert not any("Related posts" in fragment["content"] for _, fragment in content.values())

@@ -42,6 +42,7 @@ EXCLUDE_SELECTORS = (
     ".kb-series-box",
     ".kb-series-nav",
     ".kb-cite",
+    ".kb-related",
 )
 
 #: In the doctree folder: what the last bundle was made from.
