@@ -31,7 +31,9 @@ TAGS = (
 FIRST_DAY = date(2019, 1, 7)
 LAST_DAY = date(2025, 12, 15)
 #: Posts added by the benchmark are dated after every corpus post, so they head every listing.
-ADDED_DAY = date(2026, 1, 20)
+#: Added posts are dated from here on: after every post of the corpus, and before the day the
+#: benchmark builds on (SOURCE_DATE_EPOCH, 2026-01-01), or they would be drafts, left out.
+ADDED_DAY = date(2025, 12, 18)
 SERIES_EVERY = 25  # one post in this many starts a four-part series
 
 SUBJECTS = (
@@ -252,11 +254,28 @@ def add_post(
     return path
 
 
-def edit_post(path: Path, number: int) -> None:
-    """Change one sentence in the body (not the excerpt), as an author fixing a typo would."""
+def edit_word(number: int) -> str:
+    """A word no post holds, different for each edit, that no stemmer shortens (consonants)."""
+    letters, word = "bcdfghjkmnpqrtvwxz", ""
+    while True:
+        number, digit = divmod(number, len(letters))
+        word += letters[digit]
+        if not number:
+            return "zqvoka" + word + "k"
+
+
+def edit_post(path: Path, number: int) -> str:
+    """Change one sentence in the body (not the excerpt), as an author fixing a typo would;
+    the new sentence holds a new word (:func:`edit_word`), which is returned."""
     text = path.read_text(encoding="utf-8")
     marker = "The last word on study "
     start = text.rindex(marker)
     end = text.index("\n", start)
-    text = text[:start] + f"{marker}{number} edits in: this sentence was revised." + text[end:]
+    word = edit_word(number)
+    text = (
+        text[:start]
+        + f"{marker}{number} edits in: this sentence was revised ({word})."
+        + text[end:]
+    )
     path.write_text(text, encoding="utf-8")
+    return word

@@ -17,6 +17,7 @@ from pathlib import Path
 import feedparser
 import pytest
 from helpers import soup, write_post
+from searchbundle import bundle_files, pages_with
 from sphinx.testing.util import SphinxTestApp
 
 #: What a reader sees of a page: its title, the article, the blog sidebar, furo's navigation
@@ -108,6 +109,8 @@ def assert_matches_clean(incremental: Path, clean: Path) -> None:
     assert feed_files(incremental) == feeds
     for feed in sorted(feeds):
         assert feed_content(incremental / feed) == feed_content(clean / feed), feed
+    # The search bundle, byte for byte: what the browser fetches.
+    assert bundle_files(incremental / "pagefind") == bundle_files(clean / "pagefind")
 
 
 def retitle(path: Path, title: str) -> None:
@@ -164,6 +167,32 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     assert not (outdir / "blog" / "tag" / "tma.html").exists()
     assert not (outdir / "posts" / "post-29.html").exists()
     assert not (outdir / "posts" / "post-05.html").exists()
+
+
+def test_the_search_index_in_shards_matches_a_clean_build(site: Path, tmp_path: Path) -> None:
+    """With shards of at most four pages (28 pages: eight shards), each change re-indexes some
+    shards and merges: the bundle must be what a clean build writes, and find the change."""
+    from kb.search.shards import SHARDS_DIR
+
+    with (site / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write("\nkb_search_shard_size = 4\n")
+    builddir = site / "_build"
+    outdir = build(site, builddir)
+    assert len(list((builddir / "doctrees" / SHARDS_DIR).glob("8-*"))) > 4
+
+    # 1. A word added to one post is found in that post, when the build returns.
+    post = site / "posts" / "post-14.md"
+    post.write_text(post.read_text() + "\nA paragraph about wombats.\n", encoding="utf-8")
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-1"))
+    assert pages_with(outdir / "pagefind", "wombat") == {"/posts/post-14.html"}
+
+    # 2. A post added (the home page's list changes too), then 3. one deleted.
+    write_post(site, "posts/post-28.md", "Post 28", "2025-11-20", body="Quokkas, in the excerpt.")
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-2"))
+    assert "/posts/post-28.html" in pages_with(outdir / "pagefind", "quokka")
+    (site / "posts" / "post-14.md").unlink()
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-3"))
+    assert pages_with(outdir / "pagefind", "wombat") == set()
 
 
 def test_a_page_cut_short_or_emptied_is_written_again(site: Path, tmp_path: Path) -> None:

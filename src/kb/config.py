@@ -45,6 +45,9 @@ class KbConfig:
     search_readthedocs: bool = False
     #: Index in a background process after the build returns (``kb serve`` sets it).
     search_defer: bool = False
+    #: Pages per shard of the search index, at most: a larger site is indexed in shards, and
+    #: a change indexes only its shard again (kb/search/shards.py). 0: one shard always.
+    search_shard_size: int = 64
     #: Read and show posts dated after today (``kb serve --drafts``); off, a build skips them.
     drafts: bool = False
     #: Pages left out of sitemap.xml: shell patterns over page paths (``blog/drafts/*``).
@@ -71,6 +74,8 @@ REBUILD = {
     # Only when the index is written, not what any page holds: switching it (kb serve does)
     # must not rewrite every page.
     "search_defer": "",
+    # How the index is cut, not what it finds.
+    "search_shard_size": "",
     # Raw HTML is checked when a post is read: a changed allowance reads every post again.
     "allow_raw_html_hosts": "env",
     "allow_raw_scripts": "env",
@@ -152,6 +157,14 @@ def _hosts(value) -> tuple[str, ...]:
     return tuple(host.lower() for host in hosts)
 
 
+def _shard_size(value) -> int:
+    if isinstance(value, str) and value.strip().isdigit():  # -D kb_search_shard_size=64
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"kb_search_shard_size must be a whole number >= 0, got {value!r}.")
+    return value
+
+
 def read_config(sphinx_config) -> KbConfig:
     """Validate the ``kb_*`` values of a Sphinx config and return them as one object."""
     categories = tuple(sphinx_config.kb_categories)
@@ -167,6 +180,7 @@ def read_config(sphinx_config) -> KbConfig:
         "search": bool(sphinx_config.kb_search),
         "search_readthedocs": bool(sphinx_config.kb_search_readthedocs),
         "search_defer": bool(sphinx_config.kb_search_defer),
+        "search_shard_size": _shard_size(sphinx_config.kb_search_shard_size),
         "drafts": bool(sphinx_config.kb_drafts),
         "sitemap_excludes": tuple(str(p) for p in sphinx_config.kb_sitemap_excludes),
         "allow_raw_html_hosts": _hosts(sphinx_config.kb_allow_raw_html_hosts),

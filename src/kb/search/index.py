@@ -65,10 +65,18 @@ def _start_indexing(app: Sphinx):
         return []
     app.kb_search_sources = search_sources(app)
     logger.info("kb search: indexing %d pages with Pagefind", len(app.kb_search_sources))
-    app.kb_search_run = IndexRun(
-        Path(app.outdir), app.kb_search_sources, Path(app.doctreedir), _keep_index_url(app)
-    )
+    app.kb_search_run = _index_run(app, app.kb_search_sources)
     return []
+
+
+def _index_run(app: Sphinx, sources: dict[str, Path]) -> IndexRun:
+    return IndexRun(
+        Path(app.outdir),
+        sources,
+        Path(app.doctreedir),
+        _keep_index_url(app),
+        app.kb_config.search_shard_size,
+    )
 
 
 def _has_bundle(app: Sphinx) -> bool:
@@ -91,9 +99,9 @@ def _build_finished(app: Sphinx, exception) -> None:
             index_in_background(app, sources)
             return
         app.kb_search_sources = sources
-        run = IndexRun(Path(app.outdir), sources, Path(app.doctreedir), _keep_index_url(app))
+        run = _index_run(app, sources)
     start = time.perf_counter()
-    reindexed = run.process is not None
+    reindexed = run.reindexed
     count = run.wait()
     if reindexed:
         prune_records(app, app.kb_search_sources)
@@ -134,6 +142,7 @@ def index_in_background(app: Sphinx, sources: dict[str, Path]) -> None:
     prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
     arguments = [str(outdir), str(workdir), str(listing), str(search_page), prefix]
     arguments.append("keep-url" if _keep_index_url(app) else "folder-url")
+    arguments.append(str(app.kb_config.search_shard_size))
     with open(workdir / BACKGROUND_LOG, "w", encoding="utf-8") as log:
         subprocess.Popen(
             [sys.executable, "-m", "kb.search.worker", *arguments],

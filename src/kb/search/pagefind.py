@@ -6,10 +6,8 @@ Nothing here needs Sphinx: :mod:`kb.search.index` calls it at the end of a build
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -17,8 +15,15 @@ import tempfile
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
+from sphinx.util import logging
 
+from ..config import KbConfig
 from .canonical import canonicalize
+from .cbor import Unexpected
+from .shards import FORMAT as SHARDS_FORMAT
+from .shards import SHARDS_DIR, ShardedRun, record_digests, shard_count, sources_fingerprint, stage
+
+logger = logging.getLogger(__name__)
 
 #: Where the bundle goes, relative to the output folder; the search page loads it from there.
 BUNDLE_DIR = "pagefind"
@@ -37,10 +42,16 @@ EXCLUDE_SELECTORS = (
     ".kb-series-box",
     ".kb-series-nav",
     ".kb-cite",
+    ".kb-related",
 )
 
 #: In the doctree folder: what the last bundle was made from.
 STATE_FILE = "kb-search-state"
+#: In the doctree folder: the settings under which shards could not be merged, if any.
+UNSHARDED_FILE = "kb-search-unsharded"
+
+#: Pages in one shard of the search index, at most (``kb_search_shard_size``).
+DEFAULT_SHARD_SIZE = KbConfig.search_shard_size
 
 #: Where the search page gets what it needs to know of the bundle, once it is written: between
 #: these two comments, so that a later bundle replaces what an earlier one put there.
@@ -71,17 +82,6 @@ def indexed_page_count(bundle: Path) -> int:
     return sum(language["page_count"] for language in entry["languages"].values())
 
 
-def _stage(sources: dict[str, Path], staging: Path) -> None:
-    """Link each source into ``staging`` at its page's path in the site."""
-    for relpath, source in sources.items():
-        target = staging / relpath
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(source, target)
-        except OSError:  # another file system
-            shutil.copyfile(source, target)
-
-
 def _pagefind_executable() -> Path:
     from pagefind.service import get_executable
 
@@ -96,7 +96,7 @@ def _pagefind_executable() -> Path:
 
 
 class IndexRun:
-    """One Pagefind run over the search sources, started now and finished by :meth:`wait`.
+    """Pagefind over the search sources, started now and finished by :meth:`wait`.
 
     Pagefind's command line indexes a folder: it gets one that holds only the pages to index
     (hard links to their records), so pages left on disk by earlier builds are never found.
@@ -104,46 +104,100 @@ class IndexRun:
     When the sources and settings are those the bundle was made from, nothing runs. Pagefind
     writes its filter index in an arbitrary order (Pagefind/pagefind#638): the bundle is put
     in a stable order afterwards (:mod:`.canonical`), so the same pages give the same bytes.
+
+    A site of more than ``shard_size`` pages is indexed in shards (:mod:`.shards`): only the
+    shards a change touched are indexed again, and merged into one bundle. Should the merge
+    meet a bundle it does not know (another Pagefind version), every page is indexed in one
+    run instead.
     """
 
-    def __init__(self, outdir: Path, sources: dict[str, Path], workdir: Path, keep_index_url: bool):
+    def __init__(
+        self,
+        outdir: Path,
+        sources: dict[str, Path],
+        workdir: Path,
+        keep_index_url: bool,
+        shard_size: int = DEFAULT_SHARD_SIZE,
+    ):
         self.bundle = outdir / BUNDLE_DIR
         self.state = workdir / STATE_FILE
+        self.sources, self.workdir, self.keep_index_url = sources, workdir, keep_index_url
+        self.process = self.sharded = None
         # Signed with the settings and Pagefind's version; the binary is looked up (an import
         # and a search of the package) only when it has to run.
-        command = pagefind_command(Path("pagefind"), Path("<staging>"), self.bundle, keep_index_url)
-        self.fingerprint = _fingerprint(command, sources)
-        self.process = None
-        unchanged = _read(self.state) == self.fingerprint
-        if unchanged and (self.bundle / "pagefind-entry.json").is_file():
+        template = pagefind_command(Path("pagefind"), Path("<site>"), self.bundle, keep_index_url)
+        self.settings = "\0".join([_pagefind_version(), *template])
+        count = shard_count(len(sources), shard_size)
+        self.unsharded = workdir / UNSHARDED_FILE
+        if count > 1 and _read(self.unsharded) != f"{SHARDS_FORMAT}\0{self.settings}":
+            # What a single run left says nothing of the bundle the shards will write.
+            self.state.unlink(missing_ok=True)
+            self.sharded = ShardedRun(
+                self.bundle, sources, workdir, self._shard_command, self.settings, count
+            )
+            self.reindexed = self.sharded.reindexing
             return
-        command[0] = str(_pagefind_executable())
+        shutil.rmtree(workdir / SHARDS_DIR, ignore_errors=True)
+        self.fingerprint = self._fingerprint()
+        unchanged = _read(self.state) == self.fingerprint
+        self.reindexed = not (unchanged and (self.bundle / "pagefind-entry.json").is_file())
+        if self.reindexed:
+            self._start_single()
+
+    def _fingerprint(self) -> str:
+        digests = record_digests(self.sources, self.workdir)
+        return sources_fingerprint(self.settings, self.sources, digests)
+
+    def _shard_command(self, site: Path, bundle: Path) -> list[str]:
+        executable = _pagefind_executable()
+        return pagefind_command(executable, site, bundle, self.keep_index_url)
+
+    def _start_single(self) -> None:
         # A fresh bundle: fragments of deleted or renamed pages must not linger.
         shutil.rmtree(self.bundle, ignore_errors=True)
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.staging = Path(tempfile.mkdtemp(prefix="kb-search-", dir=workdir))
-        _stage(sources, self.staging)
-        command[command.index("<staging>")] = str(self.staging)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.staging = Path(tempfile.mkdtemp(prefix="kb-search-", dir=self.workdir))
+        stage(self.sources, self.staging)
+        command = pagefind_command(
+            _pagefind_executable(), self.staging, self.bundle, self.keep_index_url
+        )
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
 
+    def _failed(self, output: str, status: int):
+        raise ExtensionError(
+            f"kb search: Pagefind failed (exit status {status}) "
+            f"while indexing for {self.bundle.parent}:\n{output}"
+        )
+
     def wait(self) -> int:
         """Wait for Pagefind; how many pages the bundle holds."""
+        if self.sharded is not None:
+            try:
+                self.sharded.wait(self._failed)
+            except Unexpected as error:
+                # Remembered, so that the next builds with this Pagefind do not try again.
+                logger.info("kb search: indexing every page in one run (%s)", error)
+                self.sharded.cancel()
+                self.sharded = None
+                shutil.rmtree(self.workdir / SHARDS_DIR, ignore_errors=True)
+                self.unsharded.write_text(f"{SHARDS_FORMAT}\0{self.settings}", encoding="utf-8")
+                self.fingerprint = self._fingerprint()
+                self._start_single()
         if self.process is not None:
             output, _ = self.process.communicate()
             shutil.rmtree(self.staging, ignore_errors=True)
             if self.process.returncode != 0:
-                raise ExtensionError(
-                    f"kb search: Pagefind failed (exit status {self.process.returncode}) "
-                    f"while indexing for {self.bundle.parent}:\n{output}"
-                )
+                self._failed(output, self.process.returncode)
             canonicalize(self.bundle)
             self.state.write_text(self.fingerprint, encoding="utf-8")
             self.process = None
         return indexed_page_count(self.bundle)
 
     def cancel(self) -> None:
+        if self.sharded is not None:
+            self.sharded.cancel()
         if self.process is not None:
             self.process.kill()
             self.process.wait()
@@ -152,18 +206,14 @@ class IndexRun:
 
 
 def build_search_index(
-    outdir: Path, sources: dict[str, Path], workdir: Path, keep_index_url: bool = True
+    outdir: Path,
+    sources: dict[str, Path],
+    workdir: Path,
+    keep_index_url: bool = True,
+    shard_size: int = DEFAULT_SHARD_SIZE,
 ) -> int:
     """Index ``sources`` (site path → file) into ``outdir/pagefind``; pages it holds."""
-    return IndexRun(outdir, sources, workdir, keep_index_url).wait()
-
-
-def _fingerprint(command: list[str], sources: dict[str, Path]) -> str:
-    """What the bundle is made from: the indexer and its settings, each page's path and bytes."""
-    digest = hashlib.sha256("\0".join([_pagefind_version(), *command]).encode())
-    for relpath, source in sources.items():
-        digest.update(relpath.encode() + b"\0" + source.read_bytes())
-    return digest.hexdigest()
+    return IndexRun(outdir, sources, workdir, keep_index_url, shard_size).wait()
 
 
 def _pagefind_version() -> str:

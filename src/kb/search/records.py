@@ -34,6 +34,12 @@ def record_html(body: str, language: str) -> str:
     )
 
 
+#: A post's related posts (kb.pages.related): titles of other posts, never indexed as words of
+#: this one (EXCLUDE_SELECTORS), and left out of the record, so that a post added or retitled
+#: elsewhere, which changes the lists of many posts, changes no record but its own: Pagefind
+#: then indexes one shard again, not half of them.
+_RELATED = re.compile(r'<section class="kb-related"[^>]*>.*?</section>', re.DOTALL)
+
 #: A MathML formula in a page's body; MathML has no nested <math>.
 _MATHML = re.compile(r"<math\b[^>]*>.*?</math>", re.DOTALL)
 
@@ -85,7 +91,8 @@ def write_search_record(app: Sphinx, pagename, templatename, context, doctree) -
         records_root(app) / site_path(app, pagename),
         record_html(
             searchable_html(
-                math_as_tex(context["body"], formulas_tex(doctree)), context["kb_search_meta"]
+                math_as_tex(_RELATED.sub("", context["body"]), formulas_tex(doctree)),
+                context["kb_search_meta"],
             ),
             app.config.language or "en",
         ),

@@ -12,13 +12,19 @@ from kb.search.pagefind import BUNDLE_DIR, build_search_index, fill_search_page
 
 
 def main(argv: list[str]) -> int:
-    outdir, workdir, listing, search_page, prefix, url_mode = argv
+    outdir, workdir, listing, search_page, prefix, url_mode, shard_size = argv
     outdir_path = Path(outdir)
     # The build that started us handed over its locks on both folders (inherited
     # descriptors): the next build waits until this bundle is in place and we exit.
     listed = json.loads(Path(listing).read_text(encoding="utf-8"))
     sources = {relpath: Path(source) for relpath, source in listed.items()}
-    build_search_index(outdir_path, sources, Path(workdir), keep_index_url=url_mode == "keep-url")
+    build_search_index(
+        outdir_path,
+        sources,
+        Path(workdir),
+        keep_index_url=url_mode == "keep-url",
+        shard_size=int(shard_size),
+    )
     fill_search_page(Path(search_page), outdir_path / BUNDLE_DIR, prefix)
     return 0
 

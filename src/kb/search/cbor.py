@@ -1,0 +1,147 @@
+"""The little CBOR that Pagefind's index files use, read and written as Pagefind writes it.
+
+Pagefind's files are gzip'd ``pagefind_dcd`` + one CBOR item made of unsigned and negative
+integers, text, byte strings and arrays (maps are read, never written), each in its shortest
+form. :func:`decode` reads a whole item into Python values; :func:`skip` only finds where an
+item ends, for code that copies items as bytes (:mod:`kb.search.shards`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from pathlib import Path
+
+MAGIC = b"pagefind_dcd"
+
+
+class Unexpected(ValueError):
+    """The data is not laid out as this module knows it."""
+
+
+def head(data: bytes, pos: int) -> tuple[int, int, int]:
+    """``(major type, argument, position after the head)`` of the item at ``pos``."""
+    byte = data[pos]
+    major, info = byte >> 5, byte & 0x1F
+    if info < 24:
+        return major, info, pos + 1
+    if info > 27:
+        raise Unexpected(f"CBOR item {major}/{info}")
+    size = 1 << (info - 24)
+    return major, int.from_bytes(data[pos + 1 : pos + 1 + size], "big"), pos + 1 + size
+
+
+def skip(data: bytes, pos: int) -> int:
+    """Where the item at ``pos`` ends."""
+    major, value, pos = head(data, pos)
+    if major <= 1:
+        return pos
+    if major <= 3:
+        return pos + value
+    if major == 4:
+        for _ in range(value):
+            pos = skip(data, pos)
+        return pos
+    if major == 5:
+        for _ in range(2 * value):
+            pos = skip(data, pos)
+        return pos
+    raise Unexpected(f"CBOR major type {major}")
+
+
+def decode(data: bytes, pos: int = 0):
+    """``(value, end)`` of the item at ``pos``."""
+    major, value, pos = head(data, pos)
+    if major == 0:
+        return value, pos
+    if major == 1:
+        return -1 - value, pos
+    if major == 2:
+        return data[pos : pos + value], pos + value
+    if major == 3:
+        return data[pos : pos + value].decode("utf-8"), pos + value
+    if major == 4:
+        items = []
+        for _ in range(value):
+            item, pos = decode(data, pos)
+            items.append(item)
+        return items, pos
+    if major == 5:
+        mapping = {}
+        for _ in range(value):
+            key, pos = decode(data, pos)
+            mapping[key], pos = decode(data, pos)
+        return mapping, pos
+    raise Unexpected(f"CBOR major type {major}")
+
+
+def encode_head(major: int, value: int) -> bytes:
+    if value < 24:
+        return bytes([major << 5 | value])
+    for info, size in ((24, 1), (25, 2), (26, 4), (27, 8)):
+        if value < 1 << (8 * size):
+            return bytes([major << 5 | info]) + value.to_bytes(size, "big")
+    raise Unexpected("integer too large")
+
+
+def encode(value) -> bytes:
+    if isinstance(value, bool):
+        raise Unexpected("cannot write bool")
+    if isinstance(value, int):
+        return encode_head(0, value) if value >= 0 else encode_head(1, -1 - value)
+    if isinstance(value, str):
+        raw = value.encode("utf-8")
+        return encode_head(3, len(raw)) + raw
+    if isinstance(value, bytes):
+        return encode_head(2, len(value)) + value
+    if isinstance(value, list):
+        return encode_head(4, len(value)) + b"".join(encode(item) for item in value)
+    raise Unexpected(f"cannot write {type(value).__name__}")
+
+
+def unpack(path: Path) -> bytes:
+    """The CBOR bytes of a Pagefind file, after its magic."""
+    data = gzip.decompress(path.read_bytes())
+    if not data.startswith(MAGIC):
+        raise Unexpected(f"{path.name} is not a Pagefind index file")
+    return data[len(MAGIC) :]
+
+
+def read_file(path: Path):
+    data = unpack(path)
+    value, end = decode(data)
+    if end != len(data):
+        raise Unexpected(f"{path.name} has trailing data")
+    return value
+
+
+def pack(folder: Path, prefix: str, suffix: str, cbor: bytes, digits: int, taken=None) -> str:
+    """Write CBOR bytes as Pagefind does, under a name made from them; the name, no suffix.
+
+    A file of that name already there with the same bytes is left as it is. ``taken``: paths
+    this bundle already holds, which a short name that is the same for other bytes must not
+    replace (the name then gets longer, as Pagefind does); the new path joins them."""
+    data = MAGIC + cbor
+    digest = hashlib.sha256(data).hexdigest()
+    compressed = gzip.compress(data, 6, mtime=0)
+    for length in range(digits, len(digest) + 1):
+        name = f"{prefix}_{digest[:length]}"
+        path = folder / f"{name}{suffix}"
+        if taken is None or path not in taken:
+            break
+    try:
+        current = path.read_bytes()
+    except OSError:
+        current = None
+    if current != compressed:
+        tmp = path.with_name(f".{path.name}.partial")
+        tmp.write_bytes(compressed)
+        tmp.replace(path)
+    if taken is not None:
+        taken.add(path)
+    return name
+
+
+def write_file(folder: Path, prefix: str, suffix: str, value, digits: int) -> str:
+    """Write ``value`` under a name made from its bytes; return the hash part of the name."""
+    return pack(folder, prefix, suffix, encode(value), digits)

@@ -1,0 +1,217 @@
+"""The search index in shards: after a change, Pagefind runs only over the shards it touched.
+
+Each searchable page belongs to one shard, chosen by a hash of its path, so the shards are the
+same whatever the order of builds. A site of up to ``kb_search_shard_size`` pages is one
+shard (Pagefind writes the bundle directly, as before); a larger one has a power of two
+shards of at most that many pages. Each shard has a folder in the doctree folder
+(``kb-search-shards/<shards>-<shard>/``) with Pagefind's bundle of its pages, what that bundle
+was made from, and the bundle read once (:func:`kb.search.merge.read_shard`, pickled).
+Pagefind runs over the changed shards, as many at a time as there are processors, while the
+build writes its other pages; :func:`kb.search.merge.merge` then writes the site's bundle.
+
+A one-post edit at 1000 posts re-indexes one shard of about 64 pages instead of all
+1000 (Pagefind's time grows with the pages it reads: about 2 ms each on 2 cores).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .cbor import Unexpected
+from .merge import Shard, merge, read_shard
+
+SHARDS_DIR = "kb-search-shards"
+#: In the doctree folder: each record's digest, by file identity, so that an unchanged
+#: record is not read again to tell that it has not changed.
+DIGESTS_FILE = "kb-search-digests.json"
+PARSED = "shard.pickle"
+STATE = "state"
+#: Part of each shard's fingerprint: a kb that reads shards differently indexes them again
+#: instead of loading another version's pickles.
+FORMAT = "kb-shards-1"
+
+
+def shard_count(pages: int, shard_size: int) -> int:
+    """1 up to ``shard_size`` pages; above, the least power of two giving at most that many
+    pages a shard on average."""
+    if shard_size <= 0 or pages <= shard_size:
+        return 1
+    count = 2
+    while count * shard_size < pages:
+        count *= 2
+    return count
+
+
+def shard_of(relpath: str, count: int) -> int:
+    return int.from_bytes(hashlib.sha256(relpath.encode("utf-8")).digest()[:8], "big") % count
+
+
+def record_digests(sources: dict[str, Path], workdir: Path) -> dict[str, str]:
+    """Each record's SHA-256, read only when its file is not the one last read (records are
+    written as new files, so a changed record has another inode or time stamp)."""
+    path = workdir / DIGESTS_FILE
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    digests, seen = {}, {}
+    for relpath, source in sources.items():
+        stat = os.stat(source)
+        identity = [stat.st_ino, stat.st_mtime_ns, stat.st_size]
+        cached = known.get(relpath)
+        if cached is not None and cached[:3] == identity:
+            digest = cached[3]
+        else:
+            digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()
+        digests[relpath] = digest
+        seen[relpath] = [*identity, digest]
+    if seen != known:
+        workdir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        tmp.write_text(json.dumps(seen, sort_keys=True), encoding="utf-8")
+        tmp.replace(path)
+    return digests
+
+
+def sources_fingerprint(settings: str, sources: dict[str, Path], digests: dict[str, str]) -> str:
+    digest = hashlib.sha256(settings.encode("utf-8"))
+    for relpath in sources:
+        digest.update(f"\0{relpath}\0{digests[relpath]}".encode())
+    return digest.hexdigest()
+
+
+def stage(sources: dict[str, Path], staging: Path) -> None:
+    """Link each source into ``staging`` at its page's path in the site."""
+    for relpath, source in sources.items():
+        target = staging / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target)
+        except OSError:  # another file system
+            shutil.copyfile(source, target)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _load(path: Path) -> Shard:
+    try:
+        with open(path, "rb") as handle:
+            shard = pickle.load(handle)
+    except Exception as error:  # a damaged file: index every page instead
+        raise Unexpected(f"{path.parent.name}: {error}") from None
+    if not isinstance(shard, Shard):
+        raise Unexpected(f"{path.parent.name}: not a shard")
+    return shard
+
+
+class ShardedRun:
+    """Pagefind over the changed shards, started now; :meth:`wait` merges the bundle.
+
+    ``command(site, bundle)`` is Pagefind's command line for one shard. The bundle is
+    written again only when some shard changed, or when the bundle is missing."""
+
+    def __init__(self, bundle: Path, sources, workdir: Path, command, settings: str, count: int):
+        self.bundle = bundle
+        self.root = workdir / SHARDS_DIR
+        self.command = command
+        digests = record_digests(sources, workdir)
+        groups: list[dict[str, Path]] = [{} for _ in range(count)]
+        for relpath, source in sources.items():
+            groups[shard_of(relpath, count)][relpath] = source
+        self.shards = []  # (folder, sources, fingerprint, current)
+        for number, group in enumerate(groups):
+            if not group:
+                continue
+            folder = self.root / f"{count}-{number}"
+            fingerprint = sources_fingerprint(f"{FORMAT}\0{settings}", group, digests)
+            current = _read(folder / STATE) == fingerprint and (folder / PARSED).is_file()
+            self.shards.append((folder, group, fingerprint, current))
+        self._remove_other_shards()
+        self.fingerprint = hashlib.sha256(
+            "\0".join(fingerprint for _, _, fingerprint, _ in self.shards).encode()
+        ).hexdigest()
+        self.pending = [shard for shard in self.shards if not shard[3]]
+        self.reindexing = bool(self.pending) or not self._bundle_current()
+        self.running: list = []
+        self._start(os.cpu_count() or 1)
+
+    def _bundle_current(self) -> bool:
+        return (
+            _read(self.root / STATE) == self.fingerprint
+            and (self.bundle / "pagefind-entry.json").is_file()
+        )
+
+    def _remove_other_shards(self) -> None:
+        wanted = {folder.name for folder, _, _, _ in self.shards}
+        if self.root.is_dir():
+            for path in self.root.iterdir():
+                if path.is_dir() and path.name not in wanted:
+                    shutil.rmtree(path, ignore_errors=True)
+
+    def _start(self, limit: int) -> None:
+        while self.pending and len(self.running) < limit:
+            folder, group, fingerprint, _ = self.pending.pop(0)
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            staging = Path(tempfile.mkdtemp(prefix="site-", dir=folder))
+            stage(group, staging)
+            process = subprocess.Popen(
+                self.command(staging, folder / "bundle"),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            self.running.append((process, folder, group, fingerprint, staging))
+
+    def wait(self, failed) -> None:
+        """Finish the runs and merge. ``failed(output, status)`` raises the error for a
+        Pagefind run that failed."""
+        self._finish(failed)
+        if not self.reindexing:
+            return
+        loaded: list[Shard] = []
+        for shard in self.shards:
+            try:
+                loaded.append(_load(shard[0] / PARSED))
+            except Unexpected:  # damaged since: indexed again
+                self.pending.append(shard)
+                self._start(1)
+                self._finish(failed)
+                loaded.append(_load(shard[0] / PARSED))
+        self.bundle.mkdir(parents=True, exist_ok=True)
+        merge(loaded, self.bundle)
+        (self.root / STATE).write_text(self.fingerprint, encoding="utf-8")
+
+    def _finish(self, failed) -> None:
+        while self.running:
+            process, folder, group, fingerprint, staging = self.running.pop(0)
+            output, _ = process.communicate()
+            shutil.rmtree(staging, ignore_errors=True)
+            if process.returncode != 0:
+                self.cancel()
+                failed(output, process.returncode)
+            shard = read_shard(folder / "bundle", group)
+            with open(folder / PARSED, "wb") as handle:
+                pickle.dump(shard, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            (folder / STATE).write_text(fingerprint, encoding="utf-8")
+            self._start(os.cpu_count() or 1)
+
+    def cancel(self) -> None:
+        for process, _, _, _, staging in self.running:
+            process.kill()
+            process.wait()
+            shutil.rmtree(staging, ignore_errors=True)
+        self.running = []
+        self.pending = []

@@ -1,0 +1,194 @@
+"""The search index in shards: merged, it holds what one Pagefind run over every page holds.
+
+Builds tests/roots/test-search (seven searchable pages) with ``kb_search_shard_size = 2``, so
+that the pages fall into four shards, and compares the merged bundle with the bundle Pagefind
+writes in one run (``kb_search_shard_size = 0``), read as a search reads it: each word's pages
+and locations, each page's fragment and word count, filters, sort orders and where each index
+chunk starts and ends. Page numbers differ between the two (pages are numbered shard after
+shard), so everything is compared by page URL.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from searchbundle import bundle_files, pages_with, read_bundle
+
+from kb.search import merge, shards
+from kb.search.cbor import Unexpected
+from kb.search.pagefind import UNSHARDED_FILE
+
+SHARDED = {"kb_search_shard_size": 2}
+ONE_RUN = {"kb_search_shard_size": 0}
+
+
+def build(make_app, srcdir: Path, overrides: dict):
+    app = make_app("html", srcdir=srcdir, confoverrides=overrides)
+    app.build()
+    # (A second app in one process re-registers every extension's roles: Sphinx says so.)
+    warnings = [w for w in app.warning.getvalue().splitlines() if "already registered" not in w]
+    assert warnings == []
+    return Path(app.outdir)
+
+
+@pytest.fixture
+def site(tmp_path: Path, rootdir: Path) -> Path:
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    return srcdir
+
+
+def test_shards_are_chosen_by_path_and_sized(site):
+    assert shards.shard_count(7, 0) == 1  # 0: never sharded
+    assert shards.shard_count(64, 64) == 1
+    assert shards.shard_count(65, 64) == 2
+    assert shards.shard_count(1000, 64) == 16
+    assert shards.shard_count(7, 2) == 4
+    # The same page is in the same shard whatever else the site holds.
+    assert shards.shard_of("posts/a.html", 16) == shards.shard_of("posts/a.html", 16)
+    spread = {shards.shard_of(f"posts/{n}.html", 16) for n in range(200)}
+    assert spread == set(range(16))
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_merged_shards_hold_what_one_run_holds(make_app, site, tmp_path, size):
+    # One page a shard: pages without a date (the home page, about) have fewer meta fields
+    # than posts, so their shards number the fields otherwise (kb.search.metafields).
+    sharded = build(make_app, site, {"kb_search_shard_size": size}) / "pagefind"
+    folders = sorted(p.name for p in (site / "_build" / "doctrees" / shards.SHARDS_DIR).iterdir())
+    count = shards.shard_count(7, size)
+    assert len([name for name in folders if name.startswith(f"{count}-")]) > count // 2
+    other = tmp_path / "one-run"
+    shutil.copytree(site, other, ignore=shutil.ignore_patterns("_build"))
+    single = build(make_app, other, ONE_RUN) / "pagefind"
+    assert not (other / "_build" / "doctrees" / shards.SHARDS_DIR).exists()
+    assert read_bundle(sharded) == read_bundle(single)
+    # Pagefind's scripts and WebAssembly are the same files.
+    scripts = {name for name in bundle_files(single) if "/" not in name and "pf_meta" not in name}
+    for name in scripts - {"pagefind-entry.json"}:
+        assert (sharded / name).read_bytes() == (single / name).read_bytes(), name
+
+
+def test_an_edit_indexes_its_shard_again_and_equals_a_clean_build(make_app, site, tmp_path):
+    outdir = build(make_app, site, SHARDED)
+    root = site / "_build" / "doctrees" / shards.SHARDS_DIR
+    parsed = {p.parent.name: p.stat().st_mtime_ns for p in root.glob("*/" + shards.PARSED)}
+
+    post = site / "posts" / "gpu-sharing.md"
+    post.write_text(post.read_text() + "\nA new sentence about quokkas.\n", encoding="utf-8")
+    build(make_app, site, SHARDED)
+    assert pages_with(outdir / "pagefind", "quokka") == {"/posts/gpu-sharing.html"}
+    after = {p.parent.name: p.stat().st_mtime_ns for p in root.glob("*/" + shards.PARSED)}
+    changed = [name for name in parsed if after[name] != parsed[name]]
+    assert changed == [f"4-{shards.shard_of('posts/gpu-sharing.html', 4)}"]
+
+    clean = tmp_path / "clean"
+    shutil.copytree(site, clean, ignore=shutil.ignore_patterns("_build"))
+    clean_bundle = build(make_app, clean, SHARDED) / "pagefind"
+    assert bundle_files(outdir / "pagefind") == bundle_files(clean_bundle)
+
+    # A deleted post leaves the index; the bundle is again what a clean build writes.
+    (site / "posts" / "gpu-sharing.md").unlink()
+    (clean / "posts" / "gpu-sharing.md").unlink()
+    build(make_app, site, SHARDED)
+    shutil.rmtree(clean / "_build")
+    assert bundle_files(outdir / "pagefind") == bundle_files(
+        build(make_app, clean, SHARDED) / "pagefind"
+    )
+    assert pages_with(outdir / "pagefind", "quokka") == set()
+
+
+def test_switching_shards_on_and_off_gives_the_bundle_of_a_clean_build(make_app, site, tmp_path):
+    outdir = build(make_app, site, ONE_RUN)
+    one_run = bundle_files(outdir / "pagefind")
+    build(make_app, site, SHARDED)
+    assert not (site / "_build" / "doctrees" / "kb-search-state").exists()
+    build(make_app, site, ONE_RUN)
+    assert bundle_files(outdir / "pagefind") == one_run
+
+
+def test_a_bundle_the_merge_does_not_know_is_indexed_in_one_run(make_app, site, monkeypatch):
+    """Another Pagefind may lay out its files otherwise: never a broken index, one run instead,
+    and later builds with that Pagefind do not try the shards again."""
+
+    def unknown(folder, records):
+        raise Unexpected("a layout of another version")
+
+    monkeypatch.setattr(shards, "read_shard", unknown)
+    outdir = build(make_app, site, SHARDED)
+    doctrees = site / "_build" / "doctrees"
+    assert (doctrees / UNSHARDED_FILE).is_file()
+    assert not (doctrees / shards.SHARDS_DIR).exists()
+    pages = read_bundle(outdir / "pagefind")["languages"]["en"]["fragments"]
+    assert len(pages) == 7
+
+    post = site / "posts" / "gpu-sharing.md"
+    post.write_text(post.read_text() + "\nA new sentence about quokkas.\n", encoding="utf-8")
+    build(make_app, site, SHARDED)
+    assert not (doctrees / shards.SHARDS_DIR).exists()
+    assert pages_with(outdir / "pagefind", "quokka") == {"/posts/gpu-sharing.html"}
+
+
+def test_a_damaged_shard_is_indexed_again(make_app, site):
+    outdir = build(make_app, site, SHARDED)
+    before = bundle_files(outdir / "pagefind")
+    root = site / "_build" / "doctrees" / shards.SHARDS_DIR
+    damaged = sorted(root.glob("*/" + shards.PARSED))[0]
+    damaged.write_bytes(b"not a pickle")
+    (root / shards.STATE).unlink()  # as if the bundle had to be written again
+    build(make_app, site, SHARDED)
+    assert bundle_files(outdir / "pagefind") == before
+
+
+def test_where_index_chunks_start_and_end_as_pagefind_writes_it():
+    # Pagefind's own examples (pagefind/src/index/mod.rs, chunk_meta and get_prefixes).
+    assert merge._prefixes("apple", "apricot") == ("app", "apr")
+    assert merge._prefixes("cataraman", "yacht") == ("c", "y")
+    assert merge._prefixes("cath", "cathartic") == ("cath", "catha")
+    assert merge._chunk_ranges([["apple"], ["apricot", "banana"], ["peach"]]) == [
+        ["apple", "apple"],  # not "app": an end never comes before its start
+        ["apr", "b"],
+        ["p", "peach"],
+    ]
+
+
+def test_a_short_name_taken_by_other_bytes_gets_longer(tmp_path):
+    from kb.search import cbor
+
+    first = cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7)
+    path = tmp_path / f"{first}.pf_index"
+    taken = {path}
+    # The same short name for other bytes (as if two chunks' hashes began alike).
+    again = cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7, taken)
+    assert again != first and again.startswith(first) and len(again) == len(first) + 1
+    assert cbor.read_file(tmp_path / f"{again}.pf_index") == ["a"]
+    # A file of the right name but stale bytes is written again.
+    path.write_bytes(b"stale")
+    assert cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7) == first
+    assert cbor.read_file(path) == ["a"]
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-related")
+def test_related_posts_are_neither_indexed_nor_in_the_record(app):
+    """Other posts' titles are not words of this post; and a post added elsewhere, which
+    changes many related lists, must change no other record (nor re-index their shards)."""
+    from helpers import soup
+
+    from kb.search import records
+
+    app.build()
+    outdir, doctrees = Path(app.outdir), Path(app.doctreedir)
+    listed = [
+        path
+        for path in sorted((outdir / "posts").glob("*.html"))
+        if soup(path).select("[data-pagefind-body] .kb-related li")
+    ]
+    assert listed  # the root's posts share tags: they list each other
+    for path in listed:
+        record = soup(doctrees / records.RECORDS_DIR / "posts" / path.name)
+        assert record.select(".kb-related") == []
+        assert record.select("[data-pagefind-body]")
+    content = read_bundle(outdir / "pagefind")["languages"]["en"]["fragments"]
+    assert not any("Related posts" in fragment["content"] for _, fragment in content.values())
