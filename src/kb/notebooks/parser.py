@@ -7,23 +7,14 @@ build that reads no notebook (a no-change rebuild, an edit of a Markdown post) n
 it. A notebook that cannot be read (not JSON, not nbformat 4, a date YAML reads as a date)
 is rendered as an empty page: the checks report it at its line for a post, and so does this
 parser for any other notebook, so a build never ends in a traceback. The parser itself is
-:class:`.sourceparser.NotebookParser`; notebooks that warned are read again (:func:`flawed`).
+:class:`.sourceparser.NotebookParser`; notebooks that warned are read again (:func:`.state.flawed`).
 """
 
 from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-#: The file type Sphinx gives ``.ipynb`` sources.
-NOTEBOOK_FILETYPE = "jupyter_notebook"
-
-
-def flawed(env) -> set[str]:
-    """Notebooks whose reading warned: read again by every build until fixed, so that a
-    second ``sphinx-build -W`` cannot pass on a warning it no longer shows."""
-    if not hasattr(env, "kb_notebooks_flawed"):
-        env.kb_notebooks_flawed = set()
-    return env.kb_notebooks_flawed
+from .state import NOTEBOOK_FILETYPE, flawed
 
 
 def _outdated(app: Sphinx, env, added, changed, removed) -> list[str]:

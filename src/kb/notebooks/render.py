@@ -23,7 +23,7 @@ from ..checks.frontmatter import read_front_matter
 from ..checks.notebook import find_lines
 from .download import add_download
 from .outputs import describe_figures, drop_unsafe_outputs
-from .parser import flawed
+from .state import flawed
 
 logger = logging.getLogger(__name__)
 

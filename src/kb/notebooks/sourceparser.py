@@ -13,7 +13,7 @@ from sphinx.util import logging
 
 from ..checks.notebook import notebook_kind, read_problems
 from ..core import ablog
-from .parser import NOTEBOOK_FILETYPE, flawed
+from .state import NOTEBOOK_FILETYPE, flawed
 
 logger = logging.getLogger(__name__)
 
