@@ -175,7 +175,7 @@ kb_feed_fulltext = False  # the whole post in each item instead of its excerpt
 kb_feed_footer = "The post {post_link} appeared first on {site_link}."
 kb_feed_footer_external = "The post {post_link} was listed on {site_link}."
 
-# Full-text search is Pagefind's, indexed at the end of every build (src/kb/search.py). On
+# Full-text search is Pagefind's, indexed at the end of every build (src/kb/search/). On
 # Read the Docs, furo's search box opens Read the Docs' server-side search instead; the
 # site's own search page keeps working, offline too.
 if os.environ.get("READTHEDOCS"):
