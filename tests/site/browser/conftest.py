@@ -118,6 +118,12 @@ def context_factory(browser, offsite):
         context.close()
 
 
+def _favicon_probe(url: str) -> bool:
+    """Chromium asks the server for /favicon.ico by itself when a page names no icon, and
+    logs the 404 when it arrives before the test ends: the browser's request, not the page's."""
+    return urlparse(url).path == "/favicon.ico"
+
+
 @pytest.fixture
 def open_page(context_factory):
     """Open a page in a new context (``viewport``, ``color_scheme``, …); console errors and
@@ -130,6 +136,7 @@ def open_page(context_factory):
             "console",
             lambda msg: (
                 msg.type == "error"
+                and not _favicon_probe(msg.location.get("url") or "")
                 and new_page.console_errors.append(f"{msg.text} ({msg.location.get('url')})")
             ),
         )
