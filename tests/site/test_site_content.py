@@ -18,12 +18,11 @@ is not a link, and a link inside a directive's body is found where MyST would fi
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -32,6 +31,8 @@ from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
+
+from kb.checks.sitechecks import link_docname
 
 REPO = Path(__file__).resolve().parents[2]
 POSTS_DIR = REPO / "posts"
@@ -53,8 +54,6 @@ OPAQUE = {
     "graphviz",
     "benchmark",
 }
-DOC_SUFFIXES = (".md", ".rst", ".ipynb")
-SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 DOC_ROLE = re.compile(r"^(?:[^<]*<([^>]+)>|(.+))$", re.S)
 #: Keys of a metadata JSON that the benchmark caption shows as software versions.
 VERSION_KEYS = {
@@ -238,22 +237,6 @@ def read_post(path: Path) -> Post:
     meta, body, body_line = split_front_matter(path.read_text(encoding="utf-8"))
     docname = path.relative_to(REPO).with_suffix("").as_posix()
     return Post(path, docname, meta, read_body(body), body_line - 1)
-
-
-def link_docname(target: str, docname: str) -> str | None:
-    """The document a link in ``docname`` points to, or None when it is not a page of the site."""
-    if target.startswith("{doc}"):
-        name = target[len("{doc}") :]
-    else:
-        if SCHEME.match(target) or target.startswith("#") or not target:
-            return None
-        name = unquote(target.split("#")[0].split("?")[0])
-        suffix = posixpath.splitext(name)[1]
-        if suffix not in DOC_SUFFIXES:
-            return None
-        name = name[: -len(suffix)]
-    base = "" if name.startswith("/") else posixpath.dirname(docname)
-    return posixpath.normpath(posixpath.join(base, name.lstrip("/")))
 
 
 def all_posts() -> dict[str, Post]:
