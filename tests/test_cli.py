@@ -6,6 +6,7 @@ And what a failed build leaves behind: the sources and the previous output, unto
 from __future__ import annotations
 
 import contextlib
+import http.client
 import io
 import os
 import shutil
@@ -381,7 +382,12 @@ def fetch_until(url: str, wanted, timeout: float) -> str:
     """GET ``url`` until ``wanted(html)`` holds; the last page, or a failure after ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=5) as response:
+        # A page replaced while the server sends it arrives short (IncompleteRead): the
+        # server took its length from the old file. Ask again, as a reader's reload does.
+        with (
+            contextlib.suppress(OSError, http.client.HTTPException),
+            urllib.request.urlopen(url, timeout=5) as response,
+        ):
             html = response.read().decode()
             if wanted(html):
                 return html
