@@ -13,7 +13,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from . import benchmark, config, feeds, markup, meta, notebooks, pages, search
-from .core import ablog, catalog, datasets, drafts, freshness, output, validation
+from .core import ablog, catalog, collector, datasets, drafts, freshness, output, validation
 
 __version__ = "0.1.0"
 
@@ -37,6 +37,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _config_inited)
     config.setup_config(app)
     # The ground floor: posts become the catalog.
+    collector.setup_collector(app)
     output.setup_output(app)
     drafts.setup_drafts(app)
     ablog.setup_ablog_adapter(app)

@@ -5,5 +5,6 @@ the records of :mod:`.posts` (one per post, series grouped once) and announces t
 ``kb-catalog-built`` event; :mod:`.validation` runs the checks inside the build;
 :mod:`.fragments` writes excerpts once; :mod:`.freshness` decides what an incremental build
 rewrites; :mod:`.urls` and :mod:`.fileio` know where files go and how to write them whole;
-:mod:`.compat` holds the little that needs another package's internals.
+:mod:`.compat` holds the little that needs another package's internals; :mod:`.collector` keeps
+Python's cycle collector off the objects that live for the whole build.
 """
