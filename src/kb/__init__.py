@@ -13,7 +13,17 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from . import benchmark, config, feeds, markup, meta, notebooks, pages, search
-from .core import ablog, catalog, collector, datasets, drafts, freshness, output, validation
+from .core import (
+    ablog,
+    catalog,
+    collector,
+    datasets,
+    drafts,
+    freshness,
+    output,
+    templatecache,
+    validation,
+)
 
 __version__ = "0.1.0"
 
@@ -39,6 +49,7 @@ def setup(app: Sphinx) -> dict:
     # The ground floor: posts become the catalog.
     collector.setup_collector(app)
     output.setup_output(app)
+    templatecache.setup_templatecache(app)
     drafts.setup_drafts(app)
     ablog.setup_ablog_adapter(app)
     validation.setup_validation(app)
