@@ -18,7 +18,7 @@ from lxml import etree
 from sitebuild import build, copy_root
 
 from kb.checks.schedule import file_day
-from kb.cli.main import build_folders
+from kb.cli.serve import build_folders
 from kb.core import drafts
 from kb.core.output import lock_folders, release
 
@@ -168,20 +168,19 @@ def test_any_sequence_of_kb_serve_and_make_html_gives_a_clean_builds_files(tmp_p
 
 
 def test_kb_serve_and_make_html_share_folders_and_drafts_get_their_own(tmp_path):
-    from kb.cli.main import serve_command
-    from kb.site import open_site
+    from kb.cli.serve import sphinx_arguments
 
-    site = copy_root("listings", tmp_path / "site")
+    site = copy_root("listings", tmp_path / "site").resolve()
     shutil.copy(Path(__file__).parent.parent / "Makefile", site / "Makefile")
     outdir, doctrees = build_folders(site)
-    command = serve_command(open_site(site), 8000)
-    assert command[command.index("sphinx_autobuild") + 1 : command.index("-d") + 2] == [
-        str(site.resolve()), str(outdir.resolve()), "-d", str(doctrees.resolve()),
+    arguments = sphinx_arguments(site)
+    assert arguments[arguments.index(str(site)) :][:4] == [
+        str(site), str(outdir), "-d", str(doctrees),
     ]  # fmt: skip
     makefile = (site / "Makefile").read_text()
     assert "-d $(BUILDDIR)/doctrees . $(BUILDDIR)/html" in makefile
-    preview = serve_command(open_site(site), 8000, drafts=True)
-    assert "kb_drafts=1" in preview and str(site.resolve() / "_build/drafts/html") in preview
+    preview = sphinx_arguments(site, drafts=True)
+    assert "kb_drafts=1" in preview and str(site / "_build/drafts/html") in preview
 
 
 @pytest.mark.parametrize("kind", ["outdir", "doctrees"])

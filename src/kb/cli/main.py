@@ -3,8 +3,8 @@
 ``kb new`` writes ``posts/<year>/<slug>.md`` (or, with ``--notebook``, a notebook) with
 complete front matter and never overwrites; ``kb check`` runs the checks of
 :mod:`kb.checks.frontmatter`, :mod:`kb.checks.notebook` and :mod:`kb.checks.sitechecks` on the
-files, without a build; ``kb serve`` runs sphinx-autobuild on 127.0.0.1. Exit status: 0 when
-all is well, 1 when ``kb check`` found an error, 2 for a usage error or a refusal.
+files, without a build; ``kb serve`` previews the site on 127.0.0.1 (:mod:`.serve`). Exit
+status: 0 when all is well, 1 when ``kb check`` found an error, 2 for a usage error or a refusal.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .. import importer
 from ..checks.schedule import today
 from ..checks.sitechecks import post_slug
 from ..site import Site, SiteError, check_files, find_site, open_site
-from . import notebook
+from . import notebook, serve
 
 OK, PROBLEMS, USAGE = 0, 1, 2
 
@@ -280,51 +280,10 @@ def _shown(path: Path) -> str:
 
 # -- kb serve -----------------------------------------------------------------------------------
 
-IGNORED = ("_build", ".venv", ".git", ".pytest_cache", ".ruff_cache", "node_modules", "tests")
-
-
-def build_folders(root: Path, drafts: bool = False) -> tuple[Path, Path]:
-    """The output and doctree folders of a build of the site at ``root``.
-
-    ``make html`` and ``kb serve`` share ``_build/html`` and ``_build/doctrees``: one state per
-    output folder, so any sequence of the two leaves what a clean build leaves. A preview with
-    drafts is another site (other pages exist), so it has folders of its own.
-    """
-    base = root / "_build" / ("drafts" if drafts else "")
-    return base / "html", base / "doctrees"
-
-
-def serve_command(site: Site, port: int, drafts: bool = False) -> list[str]:
-    root = site.root
-    outdir, doctrees = build_folders(root, drafts)
-    ignores = [arg for name in IGNORED for arg in ("--ignore", str(root / name))]
-    options = ["-D", "kb_drafts=1"] if drafts else []
-    return [
-        sys.executable,
-        "-m",
-        "sphinx_autobuild",
-        str(root),
-        str(outdir),
-        "-d",
-        str(doctrees),
-        "-n",
-        # The edited page first; the search index follows a few seconds later.
-        "-D",
-        "kb_search_defer=1",
-        *options,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        *ignores,
-    ]
-
 
 def cmd_serve(args: argparse.Namespace, site: Site) -> int:
-    command = serve_command(site, args.port, args.drafts)
     print(f"Serving {site.root} at http://127.0.0.1:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
-    sys.stdout.flush()
-    os.execv(command[0], command)  # sphinx-autobuild takes over this process and its signals
+    return serve.serve(site, args.port, drafts=args.drafts, cold=args.cold)
 
 
 # -- Arguments ----------------------------------------------------------------------------------
@@ -354,12 +313,17 @@ def parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", parents=[common], help="check posts without a build")
     check.add_argument("paths", nargs="*", help="files or folders (default: every post)")
     check.add_argument("--strict", action="store_true", help="a future date is an error too")
-    serve = commands.add_parser("serve", parents=[common], help="live preview on 127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument(
+    serve_parser = commands.add_parser("serve", parents=[common], help="live preview on 127.0.0.1")
+    serve_parser.add_argument("--port", type=int, default=8000)
+    serve_parser.add_argument(
         "--drafts",
         action="store_true",
         help="also show posts dated after today (built into _build/drafts/)",
+    )
+    serve_parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="build each change in a new Python process (slower; the warm worker is the default)",
     )
     importer.add_parser(commands, common)
     return main_parser

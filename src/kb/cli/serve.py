@@ -1,0 +1,215 @@
+"""``kb serve``: a live preview on 127.0.0.1 that rebuilds on save and reloads the browser.
+
+It is sphinx-autobuild's server (its file watcher, the reload socket and the script it adds to
+each page) with kb's way of building: each rebuild is forked from a warm worker
+(:mod:`.buildworker`) that has imported Sphinx and every extension once, instead of a new
+``python -m sphinx`` that imports them again on every save. ``--cold`` builds the old way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..site import Site
+
+#: Folders whose changes never start a rebuild: sphinx-autobuild's list and ours.
+IGNORED = (
+    *("_build", "tests", "node_modules", "venv", ".venv", ".git", ".hg", ".svn", ".idea"),
+    *(".vscode", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".nox", ".tox", ".pytype"),
+)
+
+
+def build_folders(root: Path, drafts: bool = False) -> tuple[Path, Path]:
+    """The output and doctree folders of a build of the site at ``root``.
+
+    ``make html`` and ``kb serve`` share ``_build/html`` and ``_build/doctrees``: one state per
+    output folder, so any sequence of the two leaves what a clean build leaves. A preview with
+    drafts is another site (other pages exist), so it has folders of its own.
+    """
+    base = root / "_build" / ("drafts" if drafts else "")
+    return base / "html", base / "doctrees"
+
+
+def sphinx_arguments(root: Path, drafts: bool = False) -> list[str]:
+    """``sphinx-build``'s arguments for one of kb serve's rebuilds."""
+    outdir, doctrees = build_folders(root, drafts)
+    return [
+        "-b",
+        "html",
+        str(root),
+        str(outdir),
+        "-d",
+        str(doctrees),
+        "-n",
+        # The edited page first; the search index follows a few seconds later.
+        "-D",
+        "kb_search_defer=1",
+        *(["-D", "kb_drafts=1"] if drafts else []),
+    ]
+
+
+class WorkerGone(Exception):
+    """The warm worker exited, or answered that its imported code is out of date."""
+
+
+class WarmWorker:
+    """The server's end of :mod:`.buildworker`."""
+
+    def __init__(self, confdir: Path) -> None:
+        request_read, self._request_write = os.pipe()
+        self._reply_read, reply_write = os.pipe()
+        command = [sys.executable, "-m", "kb.cli.buildworker"]
+        self.process = subprocess.Popen(
+            [*command, str(request_read), str(reply_write), str(confdir)],
+            pass_fds=(request_read, reply_write),
+            stdin=subprocess.DEVNULL,
+        )
+        os.close(request_read)
+        os.close(reply_write)
+        self._requests = os.fdopen(self._request_write, "w", encoding="utf-8")
+        self._replies = os.fdopen(self._reply_read, "r", encoding="utf-8")
+
+    def build(self, arguments: list[str]) -> int:
+        try:
+            self._requests.write(json.dumps({"arguments": arguments}) + "\n")
+            self._requests.flush()
+            line = self._replies.readline()
+        except OSError as error:
+            raise WorkerGone(str(error)) from error
+        reply = json.loads(line) if line else {}
+        if "status" not in reply:
+            raise WorkerGone("stale" if reply.get("stale") else "exited")
+        return reply["status"]
+
+    def close(self) -> None:
+        for stream in (self._requests, self._replies):
+            with contextlib.suppress(OSError):
+                stream.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class Rebuilds:
+    """Called with the changed paths: rebuild, through the warm worker unless ``cold``."""
+
+    def __init__(self, root: Path, arguments: list[str], url: str, cold: bool = False) -> None:
+        self.root, self.arguments, self.url, self.cold = root, arguments, url, cold
+        self.worker: WarmWorker | None = None
+
+    def __call__(self, *, changed_paths: Sequence[Path] = ()) -> None:
+        shown = [_shown(path, self.root) for path in changed_paths[:5] if path.exists()]
+        if shown:
+            _say(f"Detected changes ({', '.join(shown)})")
+        _say("Rebuilding..." if changed_paths else "Starting initial build")
+        start = time.perf_counter()
+        status = self.build()
+        seconds = time.perf_counter() - start
+        if status == 0:
+            _say(f"Built in {seconds:.2f} s; serving on {self.url}")
+        else:
+            _say(
+                f"The build failed (exit status {status}): fix what it reports above and save"
+                f" again. {self.url} still serves the last pages that built."
+            )
+
+    def build(self) -> int:
+        if self.cold:
+            return self._cold_build()
+        for _ in range(2):  # a stale or dead worker is replaced once, then built cold
+            if self.worker is None:
+                self.worker = WarmWorker(self.root)
+            try:
+                return self.worker.build(self.arguments)
+            except WorkerGone as gone:
+                self.worker.close()
+                self.worker = None
+                if str(gone) == "stale":
+                    _say("Code that the builds import has changed: starting a fresh worker")
+        return self._cold_build()
+
+    def _cold_build(self) -> int:
+        command = [sys.executable, "-m", "sphinx", *self.arguments]
+        return subprocess.run(command, check=False).returncode
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _say(message: str) -> None:
+    print(f"[kb serve] {message}", file=sys.stderr, flush=True)
+
+
+def _watcher_class():
+    from sphinx_autobuild.server import RebuildServer
+    from watchfiles import awatch
+
+    class Watcher(RebuildServer):
+        """sphinx-autobuild's watcher, rebuilding in a thread of this process (where the warm
+        worker's pipes are) rather than in a new process per change; the server keeps
+        answering while a build runs, as before."""
+
+        async def watch(self) -> None:
+            async for changes in awatch(
+                *self.paths, watch_filter=lambda _, path: not self.ignore(path)
+            ):
+                changed = [Path(path).resolve() for _, path in changes]
+                await asyncio.to_thread(self.change_callback, changed_paths=changed)
+                self.flag.set()
+
+    return Watcher
+
+
+def serve(site: Site, port: int, drafts: bool = False, cold: bool = False) -> int:
+    """Build the site, then serve it and rebuild on every save until Ctrl-C."""
+    import uvicorn
+    from sphinx_autobuild.filter import IgnoreFilter
+    from sphinx_autobuild.middleware import JavascriptInjectorMiddleware
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.routing import Mount, WebSocketRoute
+    from starlette.staticfiles import StaticFiles
+
+    root = site.root.resolve()
+    outdir, doctrees = build_folders(root, drafts)
+    outdir.mkdir(parents=True, exist_ok=True)
+    url_host = f"127.0.0.1:{port}"
+    rebuilds = Rebuilds(root, sphinx_arguments(root, drafts), f"http://{url_host}/", cold)
+    ignore = IgnoreFilter([*(root / name for name in IGNORED), outdir, doctrees], [])
+    watcher = _watcher_class()([root], ignore, change_callback=rebuilds)
+    app = Starlette(
+        routes=[
+            WebSocketRoute("/websocket-reload", watcher, name="reload"),
+            Mount("/", app=StaticFiles(directory=outdir, html=True), name="static"),
+        ],
+        middleware=[Middleware(JavascriptInjectorMiddleware, ws_url=url_host)],
+        lifespan=watcher.lifespan,
+    )
+    try:
+        rebuilds(changed_paths=())
+        _say("Waiting for changes...")
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        rebuilds.close()
+    return 0

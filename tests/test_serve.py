@@ -1,0 +1,124 @@
+"""kb serve's warm worker: each rebuild is a fresh build, forked from a process that imported
+everything once; a worker whose imported code changed on disk is replaced."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from helpers import soup
+from sitebuild import copy_root
+
+from kb.cli.buildworker import ImportedFiles
+from kb.cli.serve import Rebuilds, WarmWorker, build_folders, sphinx_arguments
+
+
+@pytest.fixture
+def site(tmp_path) -> Path:
+    """The listings root with a local extension whose code we can change under the worker."""
+    root = copy_root("listings", tmp_path / "site").resolve()
+    _write_extension(root, "marker-one.js")
+    conf = root / "conf.py"
+    conf.write_text(
+        "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent))\n"
+        + conf.read_text().replace('"kb"]', '"kb", "localext"]'),
+        encoding="utf-8",
+    )
+    return root
+
+
+def _write_extension(root: Path, script: str) -> None:
+    (root / "localext.py").write_text(
+        textwrap.dedent(f"""\
+            def setup(app):
+                app.add_js_file("{script}")
+                return {{"parallel_read_safe": True, "parallel_write_safe": True}}
+            """),
+        encoding="utf-8",
+    )
+
+
+def _scripts(root: Path, page: str = "index.html") -> list[str]:
+    html = soup(build_folders(root)[0] / page)
+    return [tag.get("src", "") for tag in html.find_all("script")]
+
+
+def _title(root: Path, page: str) -> str:
+    return soup(build_folders(root)[0] / page).find("h1").get_text(strip=True).rstrip("¶")
+
+
+def test_each_rebuild_is_a_fresh_build_of_the_current_sources(site):
+    worker = WarmWorker(site)
+    try:
+        assert worker.build(sphinx_arguments(site)) == 0
+        assert "_static/marker-one.js" in _scripts(site)
+        post = site / "posts/post-27.md"
+        post.write_text(post.read_text().replace("# Post 27", "# Post 27, edited"))
+        assert worker.build(sphinx_arguments(site)) == 0
+        assert _title(site, "posts/post-27.html") == "Post 27, edited"
+        # The home page lists it under its new title: the catalog was rebuilt, not kept.
+        home = soup(build_folders(site)[0] / "index.html").get_text()
+        assert "Post 27, edited" in home
+        assert worker.process.poll() is None  # one worker served both builds
+    finally:
+        worker.close()
+    assert worker.process.returncode == 0  # it ends when the server closes its pipe
+
+
+def test_a_failed_build_leaves_the_worker_ready_for_the_next(site):
+    conf = site / "conf.py"
+    good = conf.read_text()
+    worker = WarmWorker(site)
+    try:
+        conf.write_text(good + "\nthis is not python\n")
+        assert worker.build(sphinx_arguments(site)) != 0
+        conf.write_text(good)
+        assert worker.build(sphinx_arguments(site)) == 0
+        assert (build_folders(site)[0] / "index.html").is_file()
+    finally:
+        worker.close()
+
+
+def test_a_worker_whose_imported_code_changed_is_replaced(site, capsys):
+    rebuilds = Rebuilds(site, sphinx_arguments(site), "http://127.0.0.1:1/")
+    try:
+        assert rebuilds.build() == 0
+        first = rebuilds.worker.process.pid
+        _write_extension(site, "marker-two.js")
+        post = site / "posts/post-27.md"
+        post.write_text(post.read_text().replace("# Post 27", "# Post 27, edited"))
+        assert rebuilds.build() == 0
+        # The new code ran: a worker that kept the old module would still add marker-one.
+        scripts = _scripts(site, "posts/post-27.html")
+        assert "../_static/marker-two.js" in scripts
+        assert "../_static/marker-one.js" not in scripts
+        assert rebuilds.worker.process.pid != first
+    finally:
+        rebuilds.close()
+
+
+def test_imported_files_notice_a_changed_module(tmp_path, monkeypatch):
+    module = tmp_path / "changing_module.py"
+    module.write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import changing_module  # noqa: F401
+
+    try:
+        imported = ImportedFiles()
+        assert imported.changed() == []
+        module.write_text("VALUE = 2  # a longer file, whatever the clock's resolution\n")
+        import os
+
+        os.utime(module, ns=(0, 0))
+        assert str(module) in imported.changed()
+    finally:
+        sys.modules.pop("changing_module", None)
+
+
+def test_cold_rebuilds_build_too(site):
+    rebuilds = Rebuilds(site, sphinx_arguments(site), "http://127.0.0.1:1/", cold=True)
+    assert rebuilds.build() == 0
+    assert rebuilds.worker is None
+    assert "_static/marker-one.js" in _scripts(site)
