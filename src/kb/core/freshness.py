@@ -149,16 +149,60 @@ def page_signature(app: Sphinx, *parts: str) -> str:
     return digest([app.kb_base_signature, *parts])
 
 
-def should_write(app: Sphinx, docname: str, signature: str, path: Path | None = None) -> bool:
+@dataclass(frozen=True)
+class Content:
+    """The part of a generated page that follows the catalog while the rest of the page stays
+    the same: a listing's posts, which shift by one on every page when a post is added.
+
+    The page's template puts ``start`` and ``end`` around it; when only the content changed,
+    it is replaced in the written page (a file read and an atomic write) instead of the page
+    being rendered again through the theme (adding a post at 1000 posts re-rendered 366
+    listing pages: 5.3 s)."""
+
+    signature: str
+    start: str
+    end: str
+    render: Callable[[], str]  # the HTML between the markers, exactly as the template puts it
+
+
+def should_write(
+    app: Sphinx,
+    docname: str,
+    signature: str,
+    path: Path | None = None,
+    content: Content | None = None,
+) -> bool:
     """Record a generated page's signature; True when it must be (re)written.
 
-    False means the file on disk is current (its changed regions have just been replaced)."""
+    False means the file on disk is current: its changed regions, and its ``content`` when
+    only that changed, have just been replaced in it."""
     if path is None:
         path = output_path(app, docname)
-    if not _is_current(app, "pages", docname, signature, [path]):
+    whole = signature if content is None else f"{signature} {content.signature}"
+    if _is_current(app, "pages", docname, whole, [path]):
+        _refresh_regions(app, docname, path)
+        return False
+    if content is None or not is_whole(path):
         return True
-    _refresh_regions(app, docname, path)
-    return False
+    old = app.kb_state_old.get("pages", {}).get(docname, "")
+    if old.split(" ")[0] != signature:  # the rest of the page changed too
+        return True
+    return not _replace_content(app, docname, path, content)
+
+
+def _replace_content(app: Sphinx, pagename: str, path: Path, content: Content) -> bool:
+    try:
+        html = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    region = Region("content", content.start, content.end, "", lambda app, pagename: "")
+    replaced = region.replace(html, content.start + content.render() + content.end)
+    if replaced is None:
+        return False
+    for changed in app.kb_changed_regions:
+        replaced = changed.replace(replaced, changed.render(app, pagename)) or replaced
+    write_atomically(path, replaced)
+    return True
 
 
 def is_current(app: Sphinx, key: str, signature: str, paths) -> bool:

@@ -19,7 +19,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from ..core.catalog import get_catalog, has_catalog
-from ..core.freshness import add_signer, page_signature, should_write
+from ..core.freshness import Content, add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, digest
 from ..core.urls import root_prefix
 from .benchmarks import archive_line
@@ -148,6 +148,8 @@ def archive_html(catalog: Catalog, prefix: str) -> str:
 # -- Sphinx events ---------------------------------------------------------------------------
 
 ARCHIVE_TEMPLATE = "kb/archive.html"
+#: Around the body in ARCHIVE_TEMPLATE: an incremental build replaces what is between them.
+LISTING_MARKERS = ("<!--kb-listing-->", "<!--/kb-listing-->")
 CATALOG_TEMPLATE = "kb/catalog.html"
 CATALOG_TITLES = {"category": "All categories", "tag": "All tags", "author": "All authors"}
 
@@ -167,9 +169,13 @@ def _html_collect_pages(app: Sphinx):
     for docname, page in sorted(app.kb_listing_pages.items()):
         prefix = root_prefix(app, docname)
         line = archive_line(app, page.base, prefix)  # the benchmarks category's
-        if should_write(app, docname, listing_signature(app, page, line)):
-            body = entries_html(list(page.posts), prefix) + pagination_html(page, prefix)
-            yield docname, _page(page.title, line + body), ARCHIVE_TEMPLATE
+
+        def body(page=page, prefix=prefix, line=line) -> str:
+            return line + entries_html(list(page.posts), prefix) + pagination_html(page, prefix)
+
+        content = Content(listing_signature(app, page, line), *LISTING_MARKERS, body)
+        if should_write(app, docname, page_signature(app, page.title), content=content):
+            yield docname, _page(page.title, body()), ARCHIVE_TEMPLATE
     catalog = get_catalog(app)
     for kind, collections in catalog.collections.items():
         if not collections:
