@@ -122,3 +122,16 @@ def test_cold_rebuilds_build_too(site):
     assert rebuilds.build() == 0
     assert rebuilds.worker is None
     assert "_static/marker-one.js" in _scripts(site)
+
+
+def test_the_worker_learns_what_a_build_imports(site):
+    from kb.cli.buildworker import build_in_child, import_what_builds_import
+
+    status, modules = build_in_child(sphinx_arguments(site) + ["-q"])
+    assert status == 0
+    # Imported inside myst-parser's setup(), not by importing the extension's package.
+    assert "myst_parser.sphinx_ext.main" in modules and "localext" in modules
+    sys.modules.pop("colorsys", None)
+    assert import_what_builds_import(["colorsys", "sys", "no_such_module_at_all"]) is True
+    assert "colorsys" in sys.modules
+    assert import_what_builds_import(["colorsys", "sys"]) is False

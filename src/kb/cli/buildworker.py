@@ -63,6 +63,10 @@ class ImportedFiles:
     def __init__(self) -> None:
         self.mtimes = self._now()
 
+    def update(self) -> None:
+        """Add the modules imported since (those already known keep their first time)."""
+        self.mtimes = {**self._now(), **self.mtimes}
+
     @staticmethod
     def _now() -> dict[str, int]:
         mtimes = {}
@@ -84,15 +88,18 @@ class ImportedFiles:
         return changed
 
 
-def build_in_child(arguments: list[str], keep_open: tuple[int, ...] = ()) -> int:
-    """Fork; the child runs one ``sphinx-build`` and exits. The build's exit status."""
+def build_in_child(arguments: list[str], keep_open: tuple[int, ...] = ()) -> tuple[int, list[str]]:
+    """Fork; the child runs one ``sphinx-build`` and exits. The build's exit status, and the
+    modules the child had imported by then (the worker imports them too, for the next build:
+    extensions import much of their code only in their ``setup()``)."""
+    modules_read, modules_write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: one build, then exit without running the parent's cleanup
         status = 2
         try:
+            os.close(modules_read)
             for descriptor in keep_open:
                 os.close(descriptor)  # the protocol is the worker's, not the build's
-            gc.enable()
             from sphinx.cmd.build import build_main
 
             status = build_main(arguments)
@@ -104,9 +111,22 @@ def build_in_child(arguments: list[str], keep_open: tuple[int, ...] = ()) -> int
             with contextlib.suppress(Exception):
                 sys.stdout.flush()
                 sys.stderr.flush()
+                with os.fdopen(modules_write, "w", encoding="utf-8") as modules:
+                    modules.write("\n".join(sorted(sys.modules)))
             os._exit(status)
+    os.close(modules_write)
+    with os.fdopen(modules_read, "r", encoding="utf-8") as modules:
+        imported = modules.read().split()  # until the child exits: a full pipe never blocks it
     _, wait_status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(wait_status)
+    return os.waitstatus_to_exitcode(wait_status), imported
+
+
+def import_what_builds_import(names: list[str]) -> bool:
+    """Import the modules a build imported that this process has not; True if there were any."""
+    missing = [name for name in names if name not in sys.modules]
+    for name in missing:
+        _import_quietly(name)
+    return bool(missing)
 
 
 def serve_requests(request_fd: int, reply_fd: int, imported: ImportedFiles) -> None:
@@ -120,9 +140,14 @@ def serve_requests(request_fd: int, reply_fd: int, imported: ImportedFiles) -> N
                 replies.flush()
                 return
             arguments = json.loads(line)["arguments"]
-            status = build_in_child(arguments, keep_open=(request_fd, reply_fd))
+            status, modules = build_in_child(arguments, keep_open=(request_fd, reply_fd))
             replies.write(json.dumps({"status": status}) + "\n")
             replies.flush()
+            # While the author reads the page: what this build imported, for the next one.
+            if import_what_builds_import(modules):
+                imported.update()
+                gc.collect()
+                gc.freeze()
 
 
 def main(argv: list[str]) -> int:
