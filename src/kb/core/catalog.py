@@ -225,14 +225,22 @@ def _excerpt_paragraph(raw: dict) -> nodes.Element | None:
 
 
 def _excerpt_text(raw: dict) -> str:
+    if "excerpt_text" in raw:
+        return raw["excerpt_text"]
     paragraph = _excerpt_paragraph(raw)
     return paragraph.astext() if paragraph is not None else ""
 
 
 def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict) -> str:
+    """The excerpt's HTML, rendered once per reading of the post. Once it is rendered, the
+    paragraph's nodes give way to its text: the environment is pickled after every build
+    that read anything and unpickled by every build, and nodes cost far more than strings."""
     html = env.kb_excerpts.get(docname)
     if html is None:
         html = env.kb_excerpts[docname] = render_excerpt(app, docname, _excerpt_paragraph(raw))
+    if raw.get("excerpt") is not None:
+        raw["excerpt_text"] = _excerpt_text(raw)
+        raw["excerpt"] = None
     return html
 
 
