@@ -9,6 +9,7 @@ medians and the median of the paired differences of CPU time.
 
     python benchmarks/paired_speed.py --before /tmp/kb-main --posts 300 --rounds 8
     python benchmarks/paired_speed.py --before /tmp/kb-main --posts 1000 --rounds 3 --clean
+    python benchmarks/paired_speed.py --before /tmp/kb-main --posts 1000 --modes no-change add
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import build_speed  # noqa: E402
 
 MODES = ("no-change", "edit", "edit-preview")
+ALL_MODES = (*MODES, "add", "add-preview")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,8 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--clean", action="store_true", help="also time a clean build in each round (slow)"
     )
+    parser.add_argument(
+        "--modes", nargs="+", choices=ALL_MODES, default=list(MODES), help="builds timed"
+    )
     args = parser.parse_args(argv)
-    modes = ("clean", *MODES) if args.clean else MODES
+    modes = ("clean", *args.modes) if args.clean else tuple(args.modes)
     sides = {"before": args.before.resolve(), "after": args.after.resolve()}
     root = Path(tempfile.mkdtemp(prefix="kb-paired-"))
     authors, categories = build_speed.site_settings()
