@@ -250,9 +250,12 @@ def post_page(site: Site) -> Path:
     return site.html / relpath
 
 
-def measure_site(site: Site, repeats: dict[str, int], log) -> SiteResult:
+def measure_site(site: Site, repeats: dict[str, int], log, extra: bool = True) -> SiteResult:
+    """Each mode of MODES; for our site and with ``extra``, the edit with the index in one
+    run and the kb serve modes too."""
     result = SiteResult(site.name, len(site.posts))
-    modes = [*MODES, UNSHARDED_MODE] if site.name == "ours" else MODES
+    extra = extra and site.name == "ours"
+    modes = [*MODES, UNSHARDED_MODE] if extra else MODES
     for mode in modes:
         options = UNSHARDED_OPTIONS if mode == UNSHARDED_MODE else ()
         if mode == UNSHARDED_MODE:
@@ -282,7 +285,7 @@ def measure_site(site: Site, repeats: dict[str, int], log) -> SiteResult:
             result.post_page_kb = post_page(site).stat().st_size / 1024
             pagefind = site.html / "pagefind"
             result.pagefind_mb = tree_mb(pagefind) if pagefind.is_dir() else None
-    if site.name == "ours":
+    if extra:
         log(f"[{site.name}] back to shards: a build to switch, not timed")
         run_build(site)
         for mode in PREVIEW_MODES:
@@ -432,7 +435,7 @@ def compare(args, root: Path, log) -> tuple[str, dict]:
     for name in sites:
         log(f"[{name}] writing {args.posts} posts …")
         site = make_site(name, root, args.posts, *args.site_settings, args.seed)
-        results.append(measure_site(site, repeats, log))
+        results.append(measure_site(site, repeats, log, extra=not args.core_modes))
     by_name = {r.name: r for r in results}
     report = [table(results), ""]
     if "ours" in by_name:
@@ -546,6 +549,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each incremental mode (3)")
     parser.add_argument("--clean-repeats", type=int, default=2, help="clean builds per site (2)")
     parser.add_argument("--quick", action="store_true", help="N=200, 2 repeats, 1 clean build")
+    parser.add_argument(
+        "--core-modes",
+        action="store_true",
+        help="only clean, no-change, edit and add (no one-run index, no kb serve modes): large N",
+    )
     parser.add_argument("--sites", choices=("both", "ours", "stock"), default="both")
     parser.add_argument(
         "--scaling", action="store_true", help="clean builds of both sites at several N, charted"

@@ -14,6 +14,7 @@ timings: the table prints the load average.
     python benchmarks/search_speed.py                      # 1000 posts, query wgmma.mma_async
     python benchmarks/search_speed.py --posts 300 --runs 3 --query "head dimension 64"
     python benchmarks/search_speed.py --gzip --workdir /tmp/bench --skip-build  # reuse
+    python benchmarks/search_speed.py --posts 10000 --pagefind-only --runs 3   # large N
 
 Self-contained: it shares no code with the tests or the other benchmarks.
 """
@@ -396,6 +397,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--skip-build", action="store_true", help="measure the builds already in --workdir"
     )
+    parser.add_argument(
+        "--pagefind-only", action="store_true", help="build and measure our search alone"
+    )
     args = parser.parse_args(argv)
 
     from playwright.sync_api import sync_playwright
@@ -410,6 +414,8 @@ def main(argv=None) -> int:
             "Pagefind (kb)": (work / "out-pagefind", ()),
             "Sphinx built-in": (work / "out-sphinx", ("kb_search=0",)),
         }
+        if args.pagefind_only:
+            del builds["Sphinx built-in"]
         for name, (outdir, overrides) in builds.items():
             if args.skip_build and (outdir / "search.html").exists():
                 continue
