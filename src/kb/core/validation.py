@@ -148,7 +148,8 @@ def _leave_out_unfindable(app: Sphinx, config) -> None:
     unfindable = [
         unicodedata.normalize("NFC", relpath)
         for relpath in _post_files(app)
-        if not (Path(app.srcdir) / unicodedata.normalize("NFC", relpath)).is_file()
+        if not unicodedata.is_normalized("NFC", relpath)  # an NFC name is found as it is
+        and not (Path(app.srcdir) / unicodedata.normalize("NFC", relpath)).is_file()
     ]
     if unfindable:
         escaped = [re.sub(r"([*?\[])", r"[\1]", name) for name in unfindable]
@@ -156,15 +157,20 @@ def _leave_out_unfindable(app: Sphinx, config) -> None:
 
 
 def _post_files(app: Sphinx) -> list[str]:
-    """Every post file ablog finds (``blog_post_pattern``), relative to the source folder."""
-    patterns = app.config.blog_post_pattern
-    patterns = [patterns] if isinstance(patterns, str) else patterns
-    return sorted(
-        Path(match).relative_to(app.srcdir).as_posix()
-        for pattern in patterns
-        for match in glob(os.path.join(app.srcdir, pattern), recursive=True)
-        if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
-    )
+    """Every post file ablog finds (``blog_post_pattern``), relative to the source folder;
+    looked for once per build (both checks that need the list run before reading)."""
+    found = getattr(app, "kb_post_files", None)
+    if found is None:
+        patterns = app.config.blog_post_pattern
+        patterns = [patterns] if isinstance(patterns, str) else patterns
+        srcdir = os.path.join(os.fspath(app.srcdir), "")
+        found = app.kb_post_files = sorted(
+            match[len(srcdir) :].replace(os.sep, "/")  # glob keeps the prefix it was given
+            for pattern in patterns
+            for match in glob(os.path.join(srcdir, pattern), recursive=True)
+            if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
+        )
+    return found
 
 
 def _quiet_unreadable_front_matter(app: Sphinx, docname: str, source: list[str]) -> None:
