@@ -25,7 +25,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.environment import CONFIG_OK
 
-from .fileio import write_atomically
+from .fileio import BackgroundWrites, write_atomically
 from .posts import digest
 from .urls import output_path
 
@@ -142,7 +142,7 @@ def _refresh_regions(app: Sphinx, pagename: str, path: Path) -> None:
     for region in app.kb_changed_regions:
         html = region.replace(html, region.render(app, pagename)) or html
     if html != original:
-        write_atomically(path, html)
+        app.kb_background_writes.write(path, html)
 
 
 def page_signature(app: Sphinx, *parts: str) -> str:
@@ -201,7 +201,7 @@ def _replace_content(app: Sphinx, pagename: str, path: Path, content: Content) -
         return False
     for changed in app.kb_changed_regions:
         replaced = changed.replace(replaced, changed.render(app, pagename)) or replaced
-    write_atomically(path, replaced)
+    app.kb_background_writes.write(path, replaced)
     return True
 
 
@@ -254,6 +254,13 @@ def _remove_gone(app: Sphinx) -> None:
 
 
 def _build_finished(app: Sphinx, exception) -> None:
+    writes = getattr(app, "kb_background_writes", None)
+    if writes is not None:
+        try:
+            writes.wait()  # the pages refreshed in place are all on disk
+        except OSError:
+            if exception is None:
+                raise
     # Only a successful build vouches for what is on disk.
     if exception is None and getattr(app, "kb_state_new", None) is not None:
         _remove_gone(app)
@@ -263,6 +270,7 @@ def _build_finished(app: Sphinx, exception) -> None:
 def _builder_inited(app: Sphinx) -> None:
     app.kb_regions = {}
     app.kb_changed_regions = []
+    app.kb_background_writes = BackgroundWrites()
 
 
 def setup_freshness(app: Sphinx) -> None:
