@@ -32,21 +32,35 @@ def head(data: bytes, pos: int) -> tuple[int, int, int]:
 
 
 def skip(data: bytes, pos: int) -> int:
-    """Where the item at ``pos`` ends."""
-    major, value, pos = head(data, pos)
-    if major <= 1:
-        return pos
-    if major <= 3:
-        return pos + value
-    if major == 4:
-        for _ in range(value):
-            pos = skip(data, pos)
-        return pos
-    if major == 5:
-        for _ in range(2 * value):
-            pos = skip(data, pos)
-        return pos
-    raise Unexpected(f"CBOR major type {major}")
+    """Where the item at ``pos`` ends.
+
+    A loop over a count of items still to pass, not a recursion: index chunks are mostly
+    arrays of small integers (word positions), and a call per integer was most of the time
+    a merge took (1.3 s of an added post's build at 1000 posts under cProfile)."""
+    remaining = 1
+    while remaining:
+        remaining -= 1
+        byte = data[pos]
+        major, info = byte >> 5, byte & 0x1F
+        if info < 24:
+            value, pos = info, pos + 1
+        elif info <= 27:
+            size = 1 << (info - 24)
+            value = int.from_bytes(data[pos + 1 : pos + 1 + size], "big")
+            pos += 1 + size
+        else:
+            raise Unexpected(f"CBOR item {major}/{info}")
+        if major <= 1:
+            continue
+        if major <= 3:
+            pos += value
+        elif major == 4:
+            remaining += value
+        elif major == 5:
+            remaining += 2 * value
+        else:
+            raise Unexpected(f"CBOR major type {major}")
+    return pos
 
 
 def decode(data: bytes, pos: int = 0):
