@@ -123,26 +123,36 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     old_docs = app.kb_state_old.get("docs", {})
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
     for docname in sorted(docs.keys() & old_docs.keys() - changed):
-        path = output_path(app, docname)
-        if is_whole(path):
-            _refresh_regions(app, docname, path)
-        else:  # deleted, emptied or cut short since: Sphinx would not write it again
+        # Deleted, emptied or cut short since: Sphinx would not write it again.
+        if not _keep_page(app, docname, output_path(app, docname)):
             changed.add(docname)
     return sorted(changed)
 
 
-def _refresh_regions(app: Sphinx, pagename: str, path: Path) -> None:
-    """Put this build's changed regions into a page an earlier build wrote."""
-    if not app.kb_changed_regions:
-        return
-    try:
-        html = original = path.read_text(encoding="utf-8")
-    except OSError:
-        return
+def _keep_page(app: Sphinx, pagename: str, path: Path, content: Content | None = None) -> bool:
+    """Keep a page an earlier build wrote whole, with this build's changed regions (and
+    ``content``, when given) put into it; False when it is not there whole, or has no place
+    for the content, and must be rendered. Each page is read at most once."""
+    if content is None and not app.kb_changed_regions:
+        return is_whole(path)  # nothing to put in: the page's last bytes are enough
+    html = _read_whole(path)
+    if html is None:
+        return False
+    new_html = html
+    if content is not None:
+        markers = Region("content", content.start, content.end, "", _no_render)
+        new_html = markers.replace(html, content.start + content.render() + content.end)
+        if new_html is None:
+            return False
     for region in app.kb_changed_regions:
-        html = region.replace(html, region.render(app, pagename)) or html
-    if html != original:
-        app.kb_background_writes.write(path, html)
+        new_html = region.replace(new_html, region.render(app, pagename)) or new_html
+    if new_html != html:
+        app.kb_background_writes.write(path, new_html)
+    return True
+
+
+def _no_render(app: Sphinx, pagename: str) -> str:
+    return ""
 
 
 def page_signature(app: Sphinx, *parts: str) -> str:
@@ -179,29 +189,12 @@ def should_write(
     if path is None:
         path = output_path(app, docname)
     whole = signature if content is None else f"{signature} {content.signature}"
-    if _is_current(app, "pages", docname, whole, [path]):
-        _refresh_regions(app, docname, path)
-        return False
-    if content is None or not is_whole(path):
-        return True
-    old = app.kb_state_old.get("pages", {}).get(docname, "")
-    if old.split(" ")[0] != signature:  # the rest of the page changed too
-        return True
-    return not _replace_content(app, docname, path, content)
-
-
-def _replace_content(app: Sphinx, pagename: str, path: Path, content: Content) -> bool:
-    try:
-        html = path.read_text(encoding="utf-8")
-    except OSError:
-        return False
-    region = Region("content", content.start, content.end, "", lambda app, pagename: "")
-    replaced = region.replace(html, content.start + content.render() + content.end)
-    if replaced is None:
-        return False
-    for changed in app.kb_changed_regions:
-        replaced = changed.replace(replaced, changed.render(app, pagename)) or replaced
-    app.kb_background_writes.write(path, replaced)
+    old = app.kb_state_old.get("pages", {}).get(docname)
+    app.kb_state_new.setdefault("pages", {})[docname] = whole
+    if old == whole:
+        return not _keep_page(app, docname, path)
+    if content is not None and old is not None and old.split(" ")[0] == signature:
+        return not _keep_page(app, docname, path, content)  # only the content changed
     return True
 
 
@@ -221,6 +214,17 @@ def _is_current(app: Sphinx, section: str, key: str, signature: str, paths) -> b
     app.kb_state_new.setdefault(section, {})[key] = signature
     unchanged = app.kb_state_old.get(section, {}).get(key) == signature
     return unchanged and all(is_whole(path) for path in paths)
+
+
+def _read_whole(path: Path) -> str | None:
+    """The text of a file :func:`is_whole` accepts, or None."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text or (path.suffix == ".html" and not text.rstrip().endswith("</html>")):
+        return None
+    return text
 
 
 def is_whole(path: Path) -> bool:

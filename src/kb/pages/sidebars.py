@@ -72,7 +72,13 @@ def sidebar_html(catalog: Catalog, config: KbConfig, data: tuple[str, int] | Non
 
 
 def _sidebar_on_page(app: Sphinx, pagename: str) -> str:
-    return relocate_links(app.kb_sidebar_html, root_prefix(app, pagename))
+    # The same for every page at one depth: made once per depth (an added post puts a new
+    # sidebar into every page of the site).
+    prefix = root_prefix(app, pagename)
+    by_prefix = app.kb_sidebar_by_prefix
+    if prefix not in by_prefix:
+        by_prefix[prefix] = relocate_links(app.kb_sidebar_html, prefix)
+    return by_prefix[prefix]
 
 
 #: The blog sidebar is a region of every page (see kb.core.freshness): when only it changed
@@ -83,6 +89,7 @@ SIDEBAR_END = "</nav>"  # the sidebar holds no other nav
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     app.kb_sidebar_html = html = sidebar_html(catalog, app.kb_config, sidebar_link(app))
+    app.kb_sidebar_by_prefix = {}
     if html:
         set_region(
             app, Region("sidebar", SIDEBAR_START, SIDEBAR_END, digest([html]), _sidebar_on_page)
