@@ -44,12 +44,21 @@ class Region:
     signature: str
     render: Callable[[Sphinx, str], str]  # (app, pagename) -> the region's HTML on that page
 
-    def replace(self, page_html: str, new_html: str) -> str | None:
-        start = page_html.find(self.start)
-        end = page_html.find(self.end, start)
-        if start < 0 or end < 0:
-            return None
-        return page_html[:start] + new_html + page_html[end + len(self.end) :]
+
+@dataclass(frozen=True)
+class Content:
+    """The part of a generated page that follows the catalog while the rest of the page stays
+    the same: a listing's posts, which shift by one on every page when a post is added.
+
+    The page's template puts ``start`` and ``end`` around it; when only the content changed,
+    it is replaced in the written page (a file read and an atomic write) instead of the page
+    being rendered again through the theme (adding a post at 1000 posts re-rendered 366
+    listing pages: 5.3 s)."""
+
+    signature: str
+    start: str
+    end: str
+    render: Callable[[], str]  # the HTML between the markers, exactly as the template puts it
 
 
 def add_signer(app: Sphinx, signer: Signer) -> None:
@@ -132,47 +141,39 @@ def _env_updated(app: Sphinx, env) -> list[str]:
 def _keep_page(app: Sphinx, pagename: str, path: Path, content: Content | None = None) -> bool:
     """Keep a page an earlier build wrote whole, with this build's changed regions (and
     ``content``, when given) put into it; False when it is not there whole, or has no place
-    for the content, and must be rendered. Each page is read at most once."""
+    for the content, and must be rendered. Each page is read at most once, as bytes: the
+    markers are ASCII, and decoding 1000 pages to put a sidebar into each cost 0.4 s."""
     if content is None and not app.kb_changed_regions:
         return is_whole(path)  # nothing to put in: the page's last bytes are enough
-    html = _read_whole(path)
-    if html is None:
+    page = _read_whole(path)
+    if page is None:
         return False
-    new_html = html
+    new_page = page
     if content is not None:
-        markers = Region("content", content.start, content.end, "", _no_render)
-        new_html = markers.replace(html, content.start + content.render() + content.end)
-        if new_html is None:
+        rendered = (content.start + content.render() + content.end).encode("utf-8")
+        new_page = _replace_between(page, content.start, content.end, rendered)
+        if new_page is None:
             return False
     for region in app.kb_changed_regions:
-        new_html = region.replace(new_html, region.render(app, pagename)) or new_html
-    if new_html != html:
-        app.kb_background_writes.write(path, new_html)
+        rendered = region.render(app, pagename).encode("utf-8")
+        new_page = _replace_between(new_page, region.start, region.end, rendered) or new_page
+    if new_page != page:
+        app.kb_background_writes.write(path, new_page)
     return True
 
 
-def _no_render(app: Sphinx, pagename: str) -> str:
-    return ""
+def _replace_between(page: bytes, start: str, end: str, new: bytes) -> bytes | None:
+    """``page`` with the part from ``start`` to the first ``end`` after it replaced."""
+    first = page.find(start.encode("utf-8"))
+    end_bytes = end.encode("utf-8")
+    last = page.find(end_bytes, first)
+    if first < 0 or last < 0:
+        return None
+    return page[:first] + new + page[last + len(end_bytes) :]
 
 
 def page_signature(app: Sphinx, *parts: str) -> str:
     return digest([app.kb_base_signature, *parts])
-
-
-@dataclass(frozen=True)
-class Content:
-    """The part of a generated page that follows the catalog while the rest of the page stays
-    the same: a listing's posts, which shift by one on every page when a post is added.
-
-    The page's template puts ``start`` and ``end`` around it; when only the content changed,
-    it is replaced in the written page (a file read and an atomic write) instead of the page
-    being rendered again through the theme (adding a post at 1000 posts re-rendered 366
-    listing pages: 5.3 s)."""
-
-    signature: str
-    start: str
-    end: str
-    render: Callable[[], str]  # the HTML between the markers, exactly as the template puts it
 
 
 def should_write(
@@ -216,15 +217,15 @@ def _is_current(app: Sphinx, section: str, key: str, signature: str, paths) -> b
     return unchanged and all(is_whole(path) for path in paths)
 
 
-def _read_whole(path: Path) -> str | None:
-    """The text of a file :func:`is_whole` accepts, or None."""
+def _read_whole(path: Path) -> bytes | None:
+    """The bytes of a file :func:`is_whole` accepts, or None."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = path.read_bytes()
+    except OSError:
         return None
-    if not text or (path.suffix == ".html" and not text.rstrip().endswith("</html>")):
+    if not data or (path.suffix == ".html" and not data.rstrip().endswith(b"</html>")):
         return None
-    return text
+    return data
 
 
 def is_whole(path: Path) -> bool:
