@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 from helpers import soup
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_incremental import build, retitle
 
 from kb.core.posts import Label, Post
@@ -129,3 +131,51 @@ def test_an_edit_rewrites_only_the_pages_that_show_it(tmp_path: Path, rootdir: P
         "Tile copies, retitled"
         in soup(outdir / "posts" / "n.html").select_one(".kb-related").get_text()
     )
+
+
+def _naive_lists(posts: list[Post], terms: dict, count: int) -> dict[str, list[str]]:
+    """The module's order, written as one sort of every other post (slow, plainly right)."""
+    vector = vectors({p.docname: terms.get(p.docname, ()) for p in posts})
+    lists = {}
+    for me in posts:
+        tags, cats = {t.name for t in me.tags}, {c.name for c in me.categories}
+
+        def key(other: Post, me=me, tags=tags, cats=cats) -> tuple:
+            return (
+                -len(tags & {t.name for t in other.tags}),
+                -len(cats & {c.name for c in other.categories}),
+                -similarity(vector[me.docname], vector[other.docname]),
+                -other.date.timestamp(),
+                other.docname,
+            )
+
+        others = [p for p in posts if p.docname != me.docname]
+        series = sorted((p for p in others if me.series and p.series == me.series), key=key)
+        rest = sorted((p for p in others if p not in series), key=key)
+        sharing = [p for p in rest if key(p)[0] < 0]
+        related = [p for p in rest if key(p)[0] == 0 and (key(p)[1] < 0 or key(p)[2] < 0)]
+        lists[me.docname] = [p.docname for p in [*series, *sharing, *related]][:count]
+    return lists
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 28),  # day
+            st.sets(st.sampled_from("abcdefgh"), max_size=8),  # tags (7 or 8: counted)
+            st.sampled_from(["Article", "Benchmarks"]),
+            st.sampled_from(["", "", "", "s1", "s2"]),  # series
+            st.lists(st.sampled_from(["warp", "tile", "fp8", "tma", "shuffle"]), max_size=4),
+        ),
+        max_size=30,
+    ),
+    st.integers(1, 6),
+)
+def test_the_lists_are_those_of_one_plain_sort(specs, count) -> None:
+    posts, terms = [], {}
+    for number, (day, tags, category, series, words) in enumerate(specs):
+        name = f"p{number:02d}"
+        posts.append(_post(name, day, sorted(tags), category, series))
+        terms[name] = top_terms(" ".join(words))
+    assert related_lists(posts, terms, count) == _naive_lists(posts, terms, count)
