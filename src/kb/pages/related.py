@@ -100,8 +100,13 @@ def vectors(terms: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, dict[str
 
 
 def similarity(a: dict[str, float], b: dict[str, float]) -> float:
-    # Summed in the terms' order, and rounded: equal similarities still tie on every machine.
-    return round(sum(a[term] * b[term] for term in sorted(a.keys() & b.keys())), 9)
+    # math.fsum is exact, so the sum does not depend on the order a set of strings comes in
+    # (which changes with Python's hash seed), and sorting the terms of every pair is not
+    # needed (it was most of the time related lists took); rounded, so that equal
+    # similarities still tie on every machine.
+    if len(b) < len(a):
+        a, b = b, a
+    return round(math.fsum([a[term] * b[term] for term in a if term in b]), 9)
 
 
 #: A post with more tags than this finds its tiers by counting every post that shares a tag
@@ -132,11 +137,18 @@ def related_lists(
             by_series.setdefault(post.series, []).append(post.docname)
     result = {}
     tiers: dict[frozenset, _TagTiers] = {}  # posts with the same tags have the same tiers
+    similarities: dict[tuple[str, str], float] = {}  # posts of one tier compare both ways
+
+    def text_similarity(one: str, other: str) -> float:
+        pair = (one, other) if one < other else (other, one)
+        if pair not in similarities:
+            similarities[pair] = similarity(vector[one], vector[other])
+        return similarities[pair]
+
     for post in posts:
         me = post.docname
-        mine = vector[me]
 
-        def order(docnames, wanted: int, me=me, mine=mine) -> list[tuple]:
+        def order(docnames, wanted: int, me=me) -> list[tuple]:
             """The first ``wanted`` of one tier, best first: more shared categories, more
             similar text, newer, by name. Text is compared only in the sub-tiers that the
             categories leave to it."""
@@ -151,7 +163,7 @@ def related_lists(
                 part = [
                     (
                         -overlap,
-                        -similarity(mine, vector[docname]),
+                        -text_similarity(me, docname),
                         -by_name[docname].date.timestamp(),
                         docname,
                     )
