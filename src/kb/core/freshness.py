@@ -13,6 +13,9 @@ Freshness asks, it does not import: outputs register what a page depends on with
 with :func:`set_region`. When only a region changed, the pages that are otherwise current get
 that region replaced between its markers, which costs a file read and an atomic write instead
 of a page render (adding one post at 1000 posts: 0.3 s instead of re-rendering 1000 pages).
+A generated page can also name its :class:`Content` (a listing's posts): when only that
+changed, it is replaced the same way. Those writes go to a few threads
+(:class:`~kb.core.fileio.BackgroundWrites`) and are all on disk when the build finishes.
 """
 
 from __future__ import annotations
