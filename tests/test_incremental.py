@@ -32,15 +32,18 @@ FRAGMENTS = {
 FEED_SUFFIXES = (".xml", ".atom", ".rss")
 
 
-def build(srcdir: Path, builddir: Path, log: list[str] | None = None) -> Path:
+def build(
+    srcdir: Path, builddir: Path, log: list[str] | None = None, read: list[str] | None = None
+) -> Path:
     """Build with a fresh application (as a new ``sphinx-build`` would); return the output.
 
-    ``log`` receives the documents Sphinx rendered."""
+    ``log`` receives the documents Sphinx rendered, ``read`` those it read."""
     app = SphinxTestApp(
         "html", srcdir=srcdir, builddir=builddir, status=StringIO(), warning=StringIO()
     )
-    written = []
+    written, docnames_read = [], []
     app.connect("html-page-context", lambda app, pagename, *args: written.append(pagename))
+    app.connect("env-before-read-docs", lambda app, env, names: docnames_read.extend(names))
     try:
         app.build()
     finally:
@@ -48,6 +51,8 @@ def build(srcdir: Path, builddir: Path, log: list[str] | None = None) -> Path:
     assert app.warning.getvalue() == ""
     if log is not None:
         log[:] = written
+    if read is not None:
+        read[:] = docnames_read
     return Path(app.outdir)
 
 
@@ -174,6 +179,27 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     assert not (outdir / "blog" / "tag" / "tma.html").exists()
     assert not (outdir / "posts" / "post-29.html").exists()
     assert not (outdir / "posts" / "post-05.html").exists()
+
+
+def test_a_draft_added_then_published_is_the_only_post_read(
+    site: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Drafts stay out of what Sphinx finds without changing the setting it compares with the
+    last build's, which would make it read every post again."""
+    builddir = site / "_build"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01
+    build(site, builddir)
+    write_post(site, "posts/soon.md", "Soon", "2026-03-01", tags=["fp8"], author="alan")
+    read: list[str] = []
+    assert_matches_clean(build(site, builddir, read=read), clean_build(site, tmp_path / "c1"))
+    assert read == []
+    assert not (builddir / "html" / "posts" / "soon.html").exists()
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1772409600")  # 2026-03-02: its day has come
+    outdir = build(site, builddir, read=read)
+    assert read == ["posts/soon"]
+    assert_matches_clean(outdir, clean_build(site, tmp_path / "c2"))
+    assert soup(outdir / "index.html").select(".kb-entry-title")[0].get_text(strip=True) == "Soon"
 
 
 def test_the_search_index_in_shards_matches_a_clean_build(site: Path, tmp_path: Path) -> None:

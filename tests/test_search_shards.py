@@ -10,6 +10,7 @@ shard), so everything is compared by page URL.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -168,6 +169,55 @@ def test_a_short_name_taken_by_other_bytes_gets_longer(tmp_path):
     path.write_bytes(b"stale")
     assert cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7) == first
     assert cbor.read_file(path) == ["a"]
+
+
+def test_a_file_left_as_written_is_not_compressed_again(tmp_path, monkeypatch):
+    from kb.search import cbor
+
+    written: dict = {}
+    name = cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7, set(), written)
+    path = tmp_path / f"{name}.pf_index"
+    assert list(written) == [str(path)]
+
+    def no_compression(*args, **kwargs):
+        raise AssertionError("compressed again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(cbor.gzip, "compress", no_compression)
+        assert cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7, set(), written) == name
+    assert cbor.read_file(path) == ["a"]
+    # Changed since (another size, time stamp or file): written again, with the right bytes.
+    for damage in (b"stale", b""):
+        path.write_bytes(damage)
+        assert cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7, set(), written) == name
+        assert cbor.read_file(path) == ["a"]
+    path.unlink()
+    cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7, set(), written)
+    assert cbor.read_file(path) == ["a"]
+
+
+def packed_files(bundle: Path) -> set[str]:
+    return {str(path) for path in bundle.rglob("*.pf_*") if path.parent.name != "fragment"}
+
+
+def test_a_merge_forgets_the_files_it_no_longer_writes(make_app, site):
+    build(make_app, site, SHARDED)
+    root = site / "_build" / "doctrees" / shards.SHARDS_DIR
+    written = json.loads((root / shards.WRITTEN).read_text(encoding="utf-8"))
+    bundle = site / "_build" / "html" / "pagefind"
+    # Fragments are links to the shards' files; the index, filters and metadata are written.
+    assert set(written) == packed_files(bundle)
+    chunks = {p.name: p.stat().st_ino for p in (bundle / "index").iterdir()}
+
+    post = site / "posts" / "gpu-sharing.md"
+    post.write_text(post.read_text() + "\nA new sentence about quokkas.\n", encoding="utf-8")
+    build(make_app, site, SHARDED)
+    written = json.loads((root / shards.WRITTEN).read_text(encoding="utf-8"))
+    assert set(written) == packed_files(bundle)
+    # Chunks with the same bytes kept their files: not written again.
+    for path in (bundle / "index").iterdir():
+        if path.name in chunks:
+            assert path.stat().st_ino == chunks[path.name]
 
 
 @pytest.mark.sphinx("html", testroot="search", srcdir="search-related")

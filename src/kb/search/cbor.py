@@ -129,20 +129,32 @@ def read_file(path: Path):
     return value
 
 
-def pack(folder: Path, prefix: str, suffix: str, cbor: bytes, digits: int, taken=None) -> str:
+def pack(
+    folder: Path, prefix: str, suffix: str, cbor: bytes, digits: int, taken=None, written=None
+) -> str:
     """Write CBOR bytes as Pagefind does, under a name made from them; the name, no suffix.
 
     A file of that name already there with the same bytes is left as it is. ``taken``: paths
     this bundle already holds, which a short name that is the same for other bytes must not
-    replace (the name then gets longer, as Pagefind does); the new path joins them."""
+    replace (the name then gets longer, as Pagefind does); the new path joins them.
+    ``written``: what earlier calls left (path -> file identity and digest of the bytes before
+    compression), updated here. A file still as it was left, for the same bytes, is neither
+    compressed nor read again: compressing every index chunk was most of a merge after a
+    one-post edit, which changes few chunks."""
     data = MAGIC + cbor
     digest = hashlib.sha256(data).hexdigest()
-    compressed = gzip.compress(data, 6, mtime=0)
     for length in range(digits, len(digest) + 1):
         name = f"{prefix}_{digest[:length]}"
         path = folder / f"{name}{suffix}"
         if taken is None or path not in taken:
             break
+    if taken is not None:
+        taken.add(path)
+    if written is not None:
+        known = written.get(str(path))
+        if known is not None and known == _identity(path, digest):
+            return name
+    compressed = gzip.compress(data, 6, mtime=0)
     try:
         current = path.read_bytes()
     except OSError:
@@ -151,9 +163,19 @@ def pack(folder: Path, prefix: str, suffix: str, cbor: bytes, digits: int, taken
         tmp = path.with_name(f".{path.name}.partial")
         tmp.write_bytes(compressed)
         tmp.replace(path)
-    if taken is not None:
-        taken.add(path)
+    if written is not None:
+        written[str(path)] = _identity(path, digest)
     return name
+
+
+def _identity(path: Path, digest: str) -> list | None:
+    """What tells that ``path`` is the file written for bytes of ``digest``: its inode, time
+    stamp and size (a file written again has another), and the digest."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return [stat.st_ino, stat.st_mtime_ns, stat.st_size, digest]
 
 
 def write_file(folder: Path, prefix: str, suffix: str, value, digits: int) -> str:

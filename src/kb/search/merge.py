@@ -157,12 +157,13 @@ def _sort_values(folder, language, sorts, records) -> dict[str, list[tuple[str, 
 # -- Merging ----------------------------------------------------------------------------------
 
 
-def merge(shards: list[Shard], bundle: Path) -> int:
+def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> int:
     """Write ``bundle`` from ``shards``: one Pagefind bundle of all their pages; pages in it.
 
     Files already in ``bundle`` with the right bytes are kept (names are hashes of the
     bytes); files no longer named are removed, so the bundle is what a merge into an empty
-    folder gives."""
+    folder gives. ``written``: what the last merge wrote, kept by the caller between builds
+    (see :func:`kb.search.cbor.pack`); updated to what this merge leaves."""
     if not shards:
         raise Unexpected("nothing to merge")
     first = shards[0]
@@ -180,7 +181,7 @@ def merge(shards: list[Shard], bundle: Path) -> int:
     entry = {"version": first.version, "languages": {}}
     for code in sorted(first.languages):
         parts = [shard.languages[code] for shard in shards]
-        meta_hash, pages = _merge_language(code, parts, shards, bundle, keep)
+        meta_hash, pages = _merge_language(code, parts, shards, bundle, keep, written)
         entry["languages"][code] = {"hash": meta_hash, "wasm": parts[0].wasm, "page_count": pages}
     entry["include_characters"] = first.include_characters
     _copy_scripts(Path(first.folder), bundle, keep)
@@ -190,10 +191,14 @@ def merge(shards: list[Shard], bundle: Path) -> int:
         entry_path.write_text(text, encoding="utf-8")
     keep.add(entry_path)
     _remove_others(bundle, keep)
+    if written is not None:
+        kept = {str(path) for path in keep}
+        for path in [path for path in written if path not in kept]:
+            del written[path]
     return sum(language["page_count"] for language in entry["languages"].values())
 
 
-def _merge_language(code, parts: list[Language], shards, bundle: Path, keep) -> tuple[str, int]:
+def _merge_language(code, parts: list[Language], shards, bundle, keep, written) -> tuple[str, int]:
     if any(part.wasm != parts[0].wasm for part in parts):
         raise Unexpected("shards with different WebAssembly")
     fields = sorted({name for part in parts for name in part.meta_fields})
@@ -208,11 +213,11 @@ def _merge_language(code, parts: list[Language], shards, bundle: Path, keep) -> 
         for part_names, part in zip(names, parts, strict=True)
         for name, (_, count) in zip(part_names, part.pages, strict=True)
     ]
-    chunks = _write_chunks(code, parts, offsets, bundle, keep)
-    filters = _write_filters(code, parts, offsets, bundle, keep)
+    chunks = _write_chunks(code, parts, offsets, bundle, keep, written)
+    filters = _write_filters(code, parts, offsets, bundle, keep, written)
     sorts = _merge_sorts(parts, offsets)
     meta = encode([shards[0].version, pages, chunks, filters, sorts, fields])
-    name = pack(bundle, f"pagefind.{code}", ".pf_meta", meta, 10, keep)
+    name = pack(bundle, f"pagefind.{code}", ".pf_meta", meta, 10, keep, written)
     return name.removeprefix("pagefind."), total
 
 
@@ -243,7 +248,7 @@ def _fragments(code, parts, shards, bundle: Path, keep) -> list[list[str]]:
     return names
 
 
-def _write_chunks(code, parts, offsets, bundle: Path, keep) -> list[list[str]]:
+def _write_chunks(code, parts, offsets, bundle: Path, keep, written) -> list[list[str]]:
     words = sorted({word for part in parts for word in part.words})
     chunks, current, size = [], [], 0
     for word in words:
@@ -262,7 +267,7 @@ def _write_chunks(code, parts, offsets, bundle: Path, keep) -> list[list[str]]:
         body = [encode_head(4, 1), encode_head(4, len(chunk))]
         for word in chunk:
             body.append(_word_entry(word, parts, offsets))
-        name = pack(bundle / "index", code, ".pf_index", b"".join(body), 7, keep)
+        name = pack(bundle / "index", code, ".pf_index", b"".join(body), 7, keep, written)
         entry.append(name)
     return meta
 
@@ -303,7 +308,7 @@ def _prefixes(last: str, first: str) -> tuple[str, str]:
     return last[: common + 1], first[: common + 1]
 
 
-def _write_filters(code, parts, offsets, bundle: Path, keep) -> list[list[str]]:
+def _write_filters(code, parts, offsets, bundle: Path, keep, written) -> list[list[str]]:
     merged: dict[str, dict[str, list[int]]] = {}
     for part, offset in zip(parts, offsets, strict=True):
         for name, values in part.filters.items():
@@ -313,7 +318,8 @@ def _write_filters(code, parts, offsets, bundle: Path, keep) -> list[list[str]]:
     result = []
     for name in sorted(merged):
         values = [[value, sorted(numbers)] for value, numbers in sorted(merged[name].items())]
-        file = pack(bundle / "filter", code, ".pf_filter", encode([name, values]), 7, keep)
+        cbor = encode([name, values])
+        file = pack(bundle / "filter", code, ".pf_filter", cbor, 7, keep, written)
         result.append([name, file])
     return result
 

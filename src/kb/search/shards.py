@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ..core.fileio import write_atomically
 from .cbor import Unexpected
 from .merge import Shard, merge, read_shard
 
@@ -32,6 +33,8 @@ SHARDS_DIR = "kb-search-shards"
 #: record is not read again to tell that it has not changed.
 DIGESTS_FILE = "kb-search-digests.json"
 PARSED = "shard.pickle"
+#: In the shards' folder: what the last merge wrote into the bundle (kb.search.cbor.pack).
+WRITTEN = "bundle-files.json"
 STATE = "state"
 #: Part of each shard's fingerprint: a kb that reads shards differently indexes them again
 #: instead of loading another version's pickles.
@@ -191,7 +194,14 @@ class ShardedRun:
                 self._finish(failed)
                 loaded.append(_load(shard[0] / PARSED))
         self.bundle.mkdir(parents=True, exist_ok=True)
-        merge(loaded, self.bundle)
+        try:
+            written = json.loads((self.root / WRITTEN).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            written = {}
+        if not isinstance(written, dict):
+            written = {}
+        merge(loaded, self.bundle, written)
+        write_atomically(self.root / WRITTEN, json.dumps(written, sort_keys=True))
         (self.root / STATE).write_text(self.fingerprint, encoding="utf-8")
 
     def _finish(self, failed) -> None:
