@@ -20,6 +20,8 @@ from helpers import soup, write_post
 from searchbundle import bundle_files, pages_with
 from sphinx.testing.util import SphinxTestApp
 
+from kb.core.fileio import BackgroundWrites
+
 #: What a reader sees of a page: its title, the article, the blog sidebar, furo's navigation
 #: and the previous/next links. The rest is theme chrome that no post can change.
 FRAGMENTS = {
@@ -179,6 +181,30 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     assert not (outdir / "blog" / "tag" / "tma.html").exists()
     assert not (outdir / "posts" / "post-29.html").exists()
     assert not (outdir / "posts" / "post-05.html").exists()
+
+
+def test_a_page_sphinx_writes_is_not_also_refreshed_in_place(site: Path, monkeypatch) -> None:
+    """The newest post retitled: every page's sidebar changes. Sphinx writes the post itself;
+    a refresh of its old page in the background could land after that write."""
+    builddir = site / "_build"
+    outdir = build(site, builddir)
+    refreshed: list[str] = []
+    write = BackgroundWrites.write
+
+    def spy(self, path, data) -> None:
+        refreshed.append(Path(path).relative_to(outdir).as_posix())
+        write(self, path, data)
+
+    monkeypatch.setattr(BackgroundWrites, "write", spy)
+    retitle(site / "posts" / "post-27.md", "Post 27, retitled")
+    rendered: list[str] = []
+    build(site, builddir, rendered)
+    assert "posts/post-27" in rendered
+    assert "posts/post-27.html" not in refreshed
+    assert "posts/post-14.html" in refreshed  # the others get the new sidebar in place
+    assert (
+        "Post 27, retitled" in soup(outdir / "posts" / "post-27.html").select_one("h1").get_text()
+    )
 
 
 def test_a_draft_added_then_published_is_the_only_post_read(

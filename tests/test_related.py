@@ -31,7 +31,7 @@ import pytest
 from helpers import soup
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_incremental import build, retitle
+from test_incremental import build, clean_build, retitle
 
 from kb.core.posts import Label, Post
 from kb.pages.related import related_lists, similarity, top_terms, vectors
@@ -125,12 +125,13 @@ def test_an_edit_rewrites_only_the_pages_that_show_it(tmp_path: Path, rootdir: P
     rendered: list[str] = []
     outdir = build(srcdir, srcdir / "_build", rendered)
     posts = {name.removeprefix("posts/") for name in rendered if name.startswith("posts/")}
-    assert {"t1y", "n", "t1z"} <= posts
-    assert not posts & {"lone", "s2", "p"}
-    assert (
-        "Tile copies, retitled"
-        in soup(outdir / "posts" / "n.html").select_one(".kb-related").get_text()
-    )
+    # n's and t1z's lists are replaced in their written pages: Sphinx renders t1y alone.
+    assert posts == {"t1y"}
+    clean = clean_build(srcdir, tmp_path / "clean")
+    for name in ("n", "t1z"):
+        page = outdir / "posts" / f"{name}.html"
+        assert "Tile copies, retitled" in soup(page).select_one(".kb-related").get_text()
+        assert page.read_bytes() == (clean / "posts" / f"{name}.html").read_bytes()
 
 
 def _naive_lists(posts: list[Post], terms: dict, count: int) -> dict[str, list[str]]:

@@ -9,9 +9,10 @@ Each post's words are counted once, when it is read (its most frequent terms, ke
 environment with purge and merge handlers); the lists are computed once per build from the
 catalog and those counts, and kept in the doctree folder so that a build whose posts and
 counts are unchanged reuses them. A list is part of its page (a post part at the "end" slot,
-before the cite block) and of the page's signature only through what it shows, the related
-posts' docnames, titles, dates and links: an edit of one post rewrites only the pages whose
-lists show it or change because of it.
+before the cite block, between markers) and changes only with what it shows, the related
+posts' docnames, titles, dates and links. A page whose list alone changed (a post added or
+retitled elsewhere) gets the list replaced in the written page (kb.core.freshness.PagePart),
+without Sphinx writing the page again.
 """
 
 from __future__ import annotations
@@ -29,14 +30,18 @@ from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_atomically
-from ..core.freshness import add_signer
+from ..core.freshness import PagePart, add_page_part
 from ..core.posts import Catalog, Post, digest
+from ..core.urls import root_prefix
 from .entries import format_date, post_href
 from .postpage import add_post_part
 
 #: How many of a post's most frequent terms are kept (and make its TF-IDF vector).
 TERMS_KEPT = 40
 CACHE_FILE = "kb-related.json"
+#: Around the list on every post's page, even an empty one: a list that changes is replaced
+#: between them in the written page (kb.core.freshness.PagePart), not written by Sphinx again.
+MARKERS = ("<!--kb-related-->", "<!--/kb-related-->")
 #: Words too common to say what a post is about.
 STOPWORDS = frozenset(
     """about above after again against all also and any are because been before being below
@@ -300,8 +305,14 @@ def related_html(posts: list[Post], prefix: str) -> str:
 def _related_part(app: Sphinx, post: Post, prefix: str) -> str:
     if not has_catalog(app):
         return ""
-    related = getattr(app, "kb_related", {}).get(post.docname)
-    return related_html(related, prefix) if related else ""
+    return MARKERS[0] + _list_html(app, post.docname, prefix) + MARKERS[1]
+
+
+def _list_html(app: Sphinx, docname: str, prefix: str | None = None) -> str:
+    related = getattr(app, "kb_related", {}).get(docname)
+    if not related:
+        return ""
+    return related_html(related, root_prefix(app, docname) if prefix is None else prefix)
 
 
 def related_of(app: Sphinx, docname: str) -> list[Post]:
@@ -316,5 +327,5 @@ def setup_related(app: Sphinx) -> None:
     app.connect("env-purge-doc", _purge_doc)
     app.connect("env-merge-info", _merge_info)
     app.connect("kb-catalog-built", _catalog_built)
-    add_signer(app, _signer)
+    add_page_part(app, PagePart("related", *MARKERS, _signer, _list_html))
     add_post_part(app, "end", 5, _related_part)  # before the cite block (10)
