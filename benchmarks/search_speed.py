@@ -151,10 +151,15 @@ def paragraph(rng: random.Random, topics: list[str]) -> str:
     return " ".join(sentence(rng, topics) for _ in range(rng.randint(4, 6)))
 
 
+PUBLISHED_DAYS = 1400
+
+
 def post_markdown(number: int, rng: random.Random) -> tuple[str, str]:
     """One post of about 1200 words: front matter, paragraphs, a code block and a table."""
     topics = rng.sample(TERMS, 3)
-    day = date(2022, 1, 1) + timedelta(days=number)
+    # Several posts a day past 1400 posts: every post is dated before 2025-11-01, so none is a
+    # draft (a post dated after today is one, and leaves the site and its index).
+    day = date(2022, 1, 1) + timedelta(days=number % PUBLISHED_DAYS)
     title = f"Note {number}: {topics[0]} and {topics[1]} in practice"
     body = [paragraph(rng, topics) for _ in range(14)]
     code = "\n".join(
@@ -421,6 +426,13 @@ def main(argv=None) -> int:
                 continue
             seconds = build(site, outdir, work / "doctrees", *overrides)
             print(f"built {name} in {seconds:.1f} s", flush=True)
+        pages = {
+            name: len(list((outdir / "posts").rglob("*.html")))
+            for name, (outdir, _) in builds.items()
+        }
+        print(f"post pages built: {pages}", flush=True)
+        if min(pages.values()) < args.posts:
+            raise SystemExit(f"fewer post pages than the {args.posts} posts: drafts? (see above)")
 
         rows = {}
         with sync_playwright() as playwright:
