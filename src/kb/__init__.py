@@ -19,6 +19,7 @@ from .core import (
     collector,
     datasets,
     drafts,
+    finding,
     freshness,
     output,
     templatecache,
@@ -50,6 +51,7 @@ def setup(app: Sphinx) -> dict:
     collector.setup_collector(app)
     output.setup_output(app)
     templatecache.setup_templatecache(app)
+    finding.setup_finding(app)
     drafts.setup_drafts(app)
     ablog.setup_ablog_adapter(app)
     validation.setup_validation(app)

@@ -1,16 +1,11 @@
 """Drafts: a post dated after today (UTC) is not on the site until its day.
 
-A normal build does not even read a draft: Sphinx looks for source files with the drafts
-added to ``exclude_patterns``, so no page, listing, feed item, sitemap entry, search record or
-tag page used only by drafts can come out of it, and a published post that links to it fails
-the build with Sphinx's own "unknown document" warning at the link.
-
-The drafts join ``exclude_patterns`` only while Sphinx finds the files (from ``builder-inited``
-to ``env-get-outdated``). Sphinx compares ``exclude_patterns`` with the last build's before
-that, and a difference makes it read every post again: with the drafts in the setting from
-``config-inited`` on, adding a draft, or a draft's day coming, cost as much as a clean build
-(at 1000 posts: 107 s, against 4.2 s now). ``kb_drafts = True`` (``kb
-serve --drafts``, which builds into a folder of its own) reads and shows them.
+A normal build does not even read a draft: it is left out of the files Sphinx finds
+(:mod:`.finding`), so no page, listing, feed item, sitemap entry, search record or tag page
+used only by drafts can come out of it, and a published post that links to it fails the
+build with Sphinx's own "unknown document" warning at the link. Adding a draft costs a build
+no more than a rebuild with nothing changed. ``kb_drafts = True`` (``kb serve --drafts``,
+which builds into a folder of its own) reads and shows them.
 
 "Today" is :func:`kb.checks.schedule.today`, as for ``kb check``. Only the ``date:`` line of
 each post's front matter is read here (or an ``.ipynb``'s ``date`` metadata); a date the checks
@@ -21,7 +16,6 @@ reject is no draft. A draft is still checked on every build (:mod:`kb.core.valid
 from __future__ import annotations
 
 import os
-import re
 from datetime import UTC, datetime, timedelta
 from glob import glob
 from pathlib import Path
@@ -30,6 +24,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..checks.schedule import file_day, today
+from .finding import leave_out
 
 logger = logging.getLogger(__name__)
 
@@ -61,32 +56,9 @@ def _find_drafts(app: Sphinx, config) -> None:
     drafts = app.kb_draft_sources = draft_sources(str(app.srcdir), config.blog_post_pattern)
     if drafts:
         logger.info("kb: %d draft(s) dated after %s left out: %s", len(drafts), today(), drafts)
-
-
-def _exclude_drafts(app: Sphinx) -> None:
-    """Sphinx finds source files after ``builder-inited``: leave the drafts out of them."""
-    if not app.kb_draft_sources:
-        return
-    config = app.config
-    app.kb_configured_excludes = config.exclude_patterns
-    # Each name as a pattern that matches only itself ("[" in a file name is no class).
-    escaped = [re.sub(r"([*?\[])", r"[\1]", name) for name in app.kb_draft_sources]
-    config.exclude_patterns = [*config.exclude_patterns, *escaped]
-
-
-def _restore_excludes(app: Sphinx, env, added, changed, removed) -> list[str]:
-    """The files are found: the setting is again the one ``conf.py`` made, which the
-    environment keeps for the next build to compare with."""
-    configured = getattr(app, "kb_configured_excludes", None)
-    if configured is not None:
-        app.config.exclude_patterns = configured
-        del app.kb_configured_excludes
-    return []
+        leave_out(app, drafts)
 
 
 def setup_drafts(app: Sphinx) -> None:
     # Before ablog's own config-inited handler (500) matches blog_post_pattern to files.
     app.connect("config-inited", _find_drafts, priority=400)
-    app.connect("builder-inited", _exclude_drafts)
-    # First of the env-get-outdated handlers: they may look at the setting.
-    app.connect("env-get-outdated", _restore_excludes, priority=0)

@@ -23,7 +23,6 @@ output folder. Links to missing pages are left to Sphinx, which warns about them
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
 from glob import glob
 from pathlib import Path
@@ -46,6 +45,7 @@ from ..checks.notebook import check_source
 from ..checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from . import ablog
 from .catalog import source
+from .finding import leave_out
 
 logger = logging.getLogger(__name__)
 
@@ -151,9 +151,7 @@ def _leave_out_unfindable(app: Sphinx, config) -> None:
         if not unicodedata.is_normalized("NFC", relpath)  # an NFC name is found as it is
         and not (Path(app.srcdir) / unicodedata.normalize("NFC", relpath)).is_file()
     ]
-    if unfindable:
-        escaped = [re.sub(r"([*?\[])", r"[\1]", name) for name in unfindable]
-        config.exclude_patterns = [*config.exclude_patterns, *escaped]
+    leave_out(app, unfindable)
 
 
 def _post_files(app: Sphinx) -> list[str]:
