@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Comment
 from helpers import soup, warning_lines
 from sitebuild import build, copy_root
 
@@ -331,9 +331,16 @@ def test_raw_html_that_loads_or_runs_is_a_warning_at_its_line(hostile):
         f'{at("{raw} html")} <form action="https://forms.example.com/submit"> loads from '
         f"another host (forms.example.com), {HOST_ADVICE}",
         f"{at('<style>')} <style> loads from another host (fonts.example.com), {HOST_ADVICE}",
+        f"{at('<!--kb-related-->')} the comment <!--kb-related--> looks like those kb writes "
+        "around parts of pages that later builds replace; it is left out of the page: remove "
+        "it, or name it without the kb- prefix",
     ]
     # Once each: listings and feeds show the excerpt without a second report.
     assert kb_warnings(hostile, "raw-html") == sorted(f"{line} [kb.raw-html]" for line in expected)
+    # The page holds kb's own marker of its related posts, and not the post's.
+    page = soup(Path(hostile.outdir) / "posts/rawhtml.html")
+    comments = page.find_all(string=lambda text: isinstance(text, Comment))
+    assert [c for c in comments if c.strip() == "kb-related"] == ["kb-related"]
 
 
 def soup_of(html: str) -> BeautifulSoup:
@@ -396,7 +403,9 @@ def test_a_site_may_allow_hosts_and_scripts(make_app, tmp_path):
     }
     app = build(make_app, site, confoverrides=overrides)
     found = kb_warnings(app, "raw-html")
-    assert len(found) == 6  # scripts, the tracker and the allowed player are no longer reported
+    # Scripts, the tracker and the allowed player are no longer reported; kb's comment still is.
+    assert len(found) == 7
+    assert len([line for line in found if "<!--kb-related-->" in line]) == 1
     assert not [line for line in found if "runs a script" in line]
     assert not [line for line in found if "youtube-nocookie" in line or "tracker" in line]
     assert len(kb_warnings(app, "remote-image")) == 1  # images.example.org is not allowed
@@ -446,6 +455,14 @@ def test_raw_html_checks(html, hosts, script):
     found = problems(html)
     assert [host for finding in found for host in finding.hosts] == hosts
     assert next((finding.script for finding in found if finding.script), "") == script
+
+
+def test_comments_like_kbs_markers_are_reported_and_no_others():
+    from kb.markup.rawhtml import problems
+
+    found = problems("<!--kb-listing--> <!-- /kb-related --> <!-- kb-search-bundle -->")
+    assert [finding.marker for finding in found] == [True, True, True]
+    assert problems("<!-- a note for editors --> <!--kbd--> <!-- see kb-listing -->") == []
 
 
 def test_allowed_hosts_must_be_host_names(make_app, tmp_path):

@@ -60,6 +60,7 @@ class Finding:
     element: str  # the element as the message shows it: <iframe src="https://…">
     hosts: list[str]
     script: str  # how it runs a script ("" if it does not)
+    marker: bool = False  # a comment kb writes around parts of pages (<!--kb-listing-->)
 
 
 class _Scanner(HTMLParser):
@@ -77,6 +78,12 @@ class _Scanner(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         self._style = False
+
+    def handle_comment(self, data: str) -> None:
+        # Builds replace the part of a written page between such comments (the list of a
+        # listing, a post's related posts): one in a post would be taken for the real one.
+        if data.strip().lstrip("/").startswith("kb-"):
+            self.findings.append(Finding(self.getpos()[0], f"<!--{shorten(data)}-->", [], "", True))
 
     def handle_data(self, data: str) -> None:
         if self._style:
@@ -189,13 +196,19 @@ def problems(html: str, allowed_hosts=(), allow_scripts: bool = False) -> list[F
         finding.hosts = [host for host in finding.hosts if host not in allowed]
         if allow_scripts:
             finding.script = ""
-        if finding.hosts or finding.script:
+        if finding.hosts or finding.script or finding.marker:
             result.append(finding)
     return result
 
 
 def describe(finding: Finding) -> str:
     """The warning for one finding: what the element does and what to write instead."""
+    if finding.marker:
+        return (
+            f"raw HTML: the comment {finding.element} looks like those kb writes around parts of "
+            "pages that later builds replace; it is left out of the page: remove it, or name it "
+            "without the kb- prefix"
+        )
     what, advice = [], []
     if finding.script:
         how = "" if finding.script == "itself" else f" ({finding.script})"
