@@ -142,7 +142,7 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     for docname in env.found_docs:
         extra = [signer(app, docname) for signer in app.kb_signers]
         docs[docname] = digest([base, *extra])
-        parts[docname] = [part.sign(app, docname) for part in app.kb_page_parts]
+        parts[docname] = {part.name: part.sign(app, docname) for part in app.kb_page_parts}
     old_regions = app.kb_state_old.get("regions", {})
     app.kb_changed_regions = [
         app.kb_regions[name]
@@ -168,15 +168,14 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     return sorted(changed)
 
 
-def _changed_parts(app: Sphinx, docname: str, signatures, old_signatures) -> list[Content]:
+def _changed_parts(app: Sphinx, docname: str, signatures: dict, old_signatures) -> list[Content]:
     """The page parts of ``docname`` that show something else than the written page shows
     (all of them when the last build did not record it)."""
+    old = old_signatures if isinstance(old_signatures, dict) else {}
     return [
-        Content(signature, part.start, part.end, lambda part=part: part.render(app, docname))
-        for index, (part, signature) in enumerate(zip(app.kb_page_parts, signatures, strict=True))
-        if not isinstance(old_signatures, list)
-        or len(old_signatures) != len(signatures)
-        or old_signatures[index] != signature
+        Content(signatures[part.name], part.start, part.end, lambda p=part: p.render(app, docname))
+        for part in app.kb_page_parts
+        if old.get(part.name) != signatures[part.name]
     ]
 
 
