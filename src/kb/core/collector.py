@@ -10,9 +10,15 @@ collector off) and cost about a second of each no-change rebuild
 So the collector pauses while the environment loads, and what exists then (imported modules,
 the configuration, the loaded environment) is moved to the permanent generation that
 collections never walk (:func:`gc.freeze`). Later garbage is collected as usual: doctrees are
-cyclic (a node points to its parent) and a clean build of many posts needs them freed. The
-build's end puts everything back (:func:`gc.unfreeze`), so a process that runs several builds
-(the tests, a warm ``kb serve`` worker) can still free what an earlier build left.
+cyclic (a node points to its parent) and a clean build of many posts needs them freed.
+
+The build's end freezes everything that is left, too. A ``sphinx-build`` process ends right
+after it, and Python's shutdown would otherwise walk and free every object of the build one by
+one: 1.2 to 1.6 s of a 4 s no-change rebuild at 1000 posts. Frozen cycles (the application,
+the environment, every doctree node) are left to the operating system, which takes the whole
+memory back at once; files are closed and flushed by their owners, never by a collection. A
+process that runs several builds (the tests) gives the earlier build's objects back when the
+next one starts, and frees what is garbage among them there.
 """
 
 from __future__ import annotations
@@ -21,8 +27,16 @@ import gc
 
 from sphinx.application import Sphinx
 
+#: Whether the last build in this process ended with its objects frozen.
+_left_frozen = False
+
 
 def _before_environment_loads(app: Sphinx, config) -> None:
+    global _left_frozen
+    if _left_frozen:  # an earlier build in this process: what it left may now be garbage
+        gc.unfreeze()
+        gc.collect()
+        _left_frozen = False
     app.kb_collector_was_enabled = gc.isenabled()
     gc.freeze()
     gc.disable()
@@ -35,7 +49,9 @@ def _after_environment_loaded(app: Sphinx) -> None:
 
 
 def _build_finished(app: Sphinx, exception) -> None:
-    gc.unfreeze()
+    global _left_frozen
+    gc.freeze()
+    _left_frozen = True
 
 
 def setup_collector(app: Sphinx) -> None:
@@ -43,4 +59,5 @@ def setup_collector(app: Sphinx) -> None:
     # builder-inited the first after it (Sphinx.__init__: _init_env, then _init_builder).
     app.connect("config-inited", _before_environment_loads, priority=0)
     app.connect("builder-inited", _after_environment_loaded, priority=0)
+    # Last of all build-finished handlers: the pages, feeds and search index are written.
     app.connect("build-finished", _build_finished, priority=1000)
