@@ -58,11 +58,11 @@ class BackgroundWrites:
         self._pool: ThreadPoolExecutor | None = None
         self._pending: list[Future] = []
 
-    def write(self, path: Path, data: str | bytes) -> None:
+    def write(self, path: str | Path, data: str | bytes) -> None:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.THREADS, thread_name_prefix="kb-write")
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        self._pending.append(self._pool.submit(_replace, path, raw))
+        self._pending.append(self._pool.submit(_replace, Path(path), raw))
 
     def wait(self) -> None:
         pending, self._pending = self._pending, []

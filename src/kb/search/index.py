@@ -69,7 +69,7 @@ def _start_indexing(app: Sphinx):
     return []
 
 
-def _index_run(app: Sphinx, sources: dict[str, Path]) -> IndexRun:
+def _index_run(app: Sphinx, sources: dict[str, str]) -> IndexRun:
     return IndexRun(
         Path(app.outdir),
         sources,
@@ -125,7 +125,7 @@ def _build_finished(app: Sphinx, exception) -> None:
 BACKGROUND_LOG = "kb-search-background.log"
 
 
-def index_in_background(app: Sphinx, sources: dict[str, Path]) -> None:
+def index_in_background(app: Sphinx, sources: dict[str, str]) -> None:
     """Index in a detached process, so a preview shows the edited page without waiting.
 
     Only with ``kb_search_defer`` (``kb serve`` sets it) and once a first bundle exists: the

@@ -69,7 +69,7 @@ class Shard:
 # -- Reading one shard ---------------------------------------------------------------------------
 
 
-def read_shard(folder: Path, records: dict[str, Path]) -> Shard:
+def read_shard(folder: Path, records: dict[str, str]) -> Shard:
     """Read the bundle Pagefind wrote for ``records`` (site path -> record file)."""
     entry = json.loads((folder / ENTRY).read_text(encoding="utf-8"))
     languages = {}

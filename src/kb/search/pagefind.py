@@ -114,7 +114,7 @@ class IndexRun:
     def __init__(
         self,
         outdir: Path,
-        sources: dict[str, Path],
+        sources: dict[str, str],
         workdir: Path,
         keep_index_url: bool,
         shard_size: int = DEFAULT_SHARD_SIZE,
@@ -207,7 +207,7 @@ class IndexRun:
 
 def build_search_index(
     outdir: Path,
-    sources: dict[str, Path],
+    sources: dict[str, str],
     workdir: Path,
     keep_index_url: bool = True,
     shard_size: int = DEFAULT_SHARD_SIZE,

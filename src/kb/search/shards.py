@@ -56,7 +56,7 @@ def shard_of(relpath: str, count: int) -> int:
     return int.from_bytes(hashlib.sha256(relpath.encode("utf-8")).digest()[:8], "big") % count
 
 
-def record_digests(sources: dict[str, Path], workdir: Path) -> dict[str, str]:
+def record_digests(sources: dict[str, str], workdir: Path) -> dict[str, str]:
     """Each record's SHA-256, read only when its file is not the one last read (records are
     written as new files, so a changed record has another inode or time stamp)."""
     path = workdir / DIGESTS_FILE
@@ -83,14 +83,14 @@ def record_digests(sources: dict[str, Path], workdir: Path) -> dict[str, str]:
     return digests
 
 
-def sources_fingerprint(settings: str, sources: dict[str, Path], digests: dict[str, str]) -> str:
+def sources_fingerprint(settings: str, sources: dict[str, str], digests: dict[str, str]) -> str:
     digest = hashlib.sha256(settings.encode("utf-8"))
     for relpath in sources:
         digest.update(f"\0{relpath}\0{digests[relpath]}".encode())
     return digest.hexdigest()
 
 
-def stage(sources: dict[str, Path], staging: Path) -> None:
+def stage(sources: dict[str, str], staging: Path) -> None:
     """Link each source into ``staging`` at its page's path in the site."""
     for relpath, source in sources.items():
         target = staging / relpath
@@ -130,7 +130,7 @@ class ShardedRun:
         self.root = workdir / SHARDS_DIR
         self.command = command
         digests = record_digests(sources, workdir)
-        groups: list[dict[str, Path]] = [{} for _ in range(count)]
+        groups: list[dict[str, str]] = [{} for _ in range(count)]
         for relpath, source in sources.items():
             groups[shard_of(relpath, count)][relpath] = source
         self.shards = []  # (folder, sources, fingerprint, current)
