@@ -11,6 +11,7 @@ from pathlib import Path
 from helpers import soup
 from sitebuild import build, copy_root
 
+from kb.core.compat import doctrees_waiting_to_be_written
 from kb.core.templatecache import CACHE_FOLDER
 
 
@@ -93,3 +94,50 @@ def test_compiled_templates_are_kept_and_an_edited_template_is_compiled_again(ma
     app = build(make_app, site)
     assert app.warning.getvalue() == ""
     assert _brand_on_home(app) == "Second brand"
+
+
+# -- Doctrees waiting to be written ----------------------------------------------------------
+
+
+def _build_counting_waiting(make_app, site: Path, **overrides) -> tuple[object, int]:
+    """Build ``site``; the most read doctrees that waited in memory for the writing phase at
+    once (counted after each document is read, after kb's own handler)."""
+    most = 0
+
+    def count(app, doctree):
+        nonlocal most
+        most = max(most, len(doctrees_waiting_to_be_written(app.env)))
+
+    app = make_app("html", srcdir=site, confoverrides=overrides)
+    app.connect("doctree-read", count, priority=1000)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    return app, most
+
+
+def test_read_doctrees_wait_in_memory_up_to_the_limit_and_the_pages_are_the_same(
+    make_app, tmp_path
+):
+    unbounded, most_unbounded = _build_counting_waiting(
+        make_app, copy_root("listings", tmp_path / "one")
+    )
+    bounded, most_bounded = _build_counting_waiting(
+        make_app, copy_root("listings", tmp_path / "two"), kb_doctrees_in_memory=1
+    )
+    assert most_unbounded > 3  # Sphinx keeps what it reads: the limit is what bounds it
+    assert most_bounded <= 1
+    assert doctrees_waiting_to_be_written(bounded.env) == {}  # none left after reading
+    # Pages written from the doctrees read back from disk are the same, byte for byte.
+    pages = sorted(p.relative_to(unbounded.outdir) for p in Path(unbounded.outdir).rglob("*.html"))
+    assert len(pages) > 10
+    assert pages == sorted(
+        p.relative_to(bounded.outdir) for p in Path(bounded.outdir).rglob("*.html")
+    )
+    different = [
+        str(page)
+        for page in pages
+        if Path(unbounded.outdir, page).read_bytes() != Path(bounded.outdir, page).read_bytes()
+    ]
+    assert different == []

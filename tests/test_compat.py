@@ -12,7 +12,7 @@ from docutils.utils import new_document
 from sitebuild import build, copy_root
 
 from kb.checks.slugs import slugify
-from kb.core.compat import detach, writer_settings
+from kb.core.compat import detach, doctrees_waiting_to_be_written, writer_settings
 
 SAMPLES = [
     "C++", "C#", "CUDA", "Stream-K", "  two  words ", "FP8 / BF16", "wgmma.mma_async",
@@ -147,3 +147,11 @@ def test_myst_nb_parts_kb_uses_are_where_kb_looks():
     assert NbParserConfig().copy(execution_mode="cache").execution_mode == "cache"
     notebook = read_myst_markdown_notebook("---\nfile_format: mystnb\n---\n\n# T\n")
     assert notebook.metadata["file_format"] == "mystnb"
+
+
+def test_sphinx_keeps_the_doctrees_it_reads_for_the_writing_phase(make_app, tmp_path):
+    # kb.core.doctrees bounds this cache; test_buildcaches checks that the pages are the same.
+    app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
+    app.cleanup()
+    # The environment's dict, docname -> doctree: None would mean Sphinx moved it.
+    assert doctrees_waiting_to_be_written(app.env) == {}

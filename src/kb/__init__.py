@@ -18,6 +18,7 @@ from .core import (
     catalog,
     collector,
     datasets,
+    doctrees,
     drafts,
     finding,
     freshness,
@@ -49,6 +50,7 @@ def setup(app: Sphinx) -> dict:
     config.setup_config(app)
     # The ground floor: posts become the catalog.
     collector.setup_collector(app)
+    doctrees.setup_doctrees(app)
     output.setup_output(app)
     templatecache.setup_templatecache(app)
     finding.setup_finding(app)

@@ -64,6 +64,10 @@ class KbConfig:
     benchmarks_category: str = "Benchmarks"
     #: Related posts at the end of each post's page (kb/pages/related.py); 0 for none.
     related_posts: int = 5
+    #: Read doctrees kept in memory for the writing phase, at most (kb/core/doctrees.py); the
+    #: others are read back from disk as each page is written. Lower it if a clean build of
+    #: a large site runs out of memory.
+    doctrees_in_memory: int = 1000
 
 
 REBUILD = {
@@ -76,6 +80,8 @@ REBUILD = {
     "search_defer": "",
     # How the index is cut, not what it finds.
     "search_shard_size": "",
+    # Memory, not output.
+    "doctrees_in_memory": "",
     # Raw HTML is checked when a post is read: a changed allowance reads every post again.
     "allow_raw_html_hosts": "env",
     "allow_raw_scripts": "env",
@@ -157,11 +163,11 @@ def _hosts(value) -> tuple[str, ...]:
     return tuple(host.lower() for host in hosts)
 
 
-def _shard_size(value) -> int:
+def _whole_number(name: str, value) -> int:
     if isinstance(value, str) and value.strip().isdigit():  # -D kb_search_shard_size=64
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"kb_search_shard_size must be a whole number >= 0, got {value!r}.")
+        raise ConfigError(f"kb_{name} must be a whole number >= 0, got {value!r}.")
     return value
 
 
@@ -180,7 +186,10 @@ def read_config(sphinx_config) -> KbConfig:
         "search": bool(sphinx_config.kb_search),
         "search_readthedocs": bool(sphinx_config.kb_search_readthedocs),
         "search_defer": bool(sphinx_config.kb_search_defer),
-        "search_shard_size": _shard_size(sphinx_config.kb_search_shard_size),
+        "search_shard_size": _whole_number("search_shard_size", sphinx_config.kb_search_shard_size),
+        "doctrees_in_memory": _whole_number(
+            "doctrees_in_memory", sphinx_config.kb_doctrees_in_memory
+        ),
         "drafts": bool(sphinx_config.kb_drafts),
         "sitemap_excludes": tuple(str(p) for p in sphinx_config.kb_sitemap_excludes),
         "allow_raw_html_hosts": _hosts(sphinx_config.kb_allow_raw_html_hosts),

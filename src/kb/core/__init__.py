@@ -6,6 +6,7 @@ the records of :mod:`.posts` (one per post, series grouped once) and announces t
 :mod:`.fragments` writes excerpts once; :mod:`.freshness` decides what an incremental build
 rewrites; :mod:`.urls` and :mod:`.fileio` know where files go and how to write them whole;
 :mod:`.compat` holds the little that needs another package's internals; :mod:`.collector` keeps
-Python's cycle collector off the objects that live for the whole build, :mod:`.templatecache`
+Python's cycle collector off the objects that live for the whole build and :mod:`.doctrees`
+bounds how many read doctrees wait in memory for the writing phase; :mod:`.templatecache`
 keeps compiled templates between builds.
 """

@@ -35,3 +35,16 @@ def detach(node: nodes.Node) -> nodes.Node:
     for descendant in node.findall():
         descendant.document = None
     return node
+
+
+def doctrees_waiting_to_be_written(env) -> dict | None:
+    """The doctrees Sphinx read in this build and keeps in memory until it writes their pages
+    (``env._write_doc_doctree_cache``, docname -> doctree, since Sphinx 7.3), or None when
+    Sphinx no longer keeps them there.
+
+    A page whose doctree is not there is written from the doctree pickled on disk
+    (``get_doctree``), which is what every incremental build does; dropping entries only costs
+    the unpickling. At 10,000 posts the kept doctrees were most of a clean build's 2.5 GB.
+    """
+    waiting = getattr(env, "_write_doc_doctree_cache", None)
+    return waiting if isinstance(waiting, dict) else None

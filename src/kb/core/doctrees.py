@@ -1,0 +1,40 @@
+"""Keep a clean build's memory bounded: at most ``kb_doctrees_in_memory`` read doctrees wait
+in memory for the writing phase.
+
+Sphinx keeps every doctree it reads until the writing phase writes its page, so that it need
+not unpickle it again (:func:`kb.core.compat.doctrees_waiting_to_be_written`). A clean build
+of 10,000 posts held all 10,000 at once: most of its 2.5 GB peak. Past the limit, each doctree
+read is dropped from memory as the next one is read (it was already pickled to the doctree
+folder) and its page is written from that pickle, as in any incremental build. The first
+doctrees read stay: Sphinx reads and writes in the same (sorted) order, so those are the ones
+the writing phase meets first.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from .compat import doctrees_waiting_to_be_written
+
+
+def _drop_beyond(app: Sphinx, limit: int) -> None:
+    waiting = doctrees_waiting_to_be_written(app.env)
+    if waiting is None:
+        return
+    while len(waiting) > limit:
+        waiting.popitem()  # the last one read
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    # Sphinx adds this document's doctree right after this event: make room for it.
+    _drop_beyond(app, max(app.kb_config.doctrees_in_memory - 1, 0))
+
+
+def _env_updated(app: Sphinx, env) -> None:
+    _drop_beyond(app, app.kb_config.doctrees_in_memory)
+
+
+def setup_doctrees(app: Sphinx) -> None:
+    app.connect("doctree-read", _doctree_read, priority=999)
+    app.connect("env-updated", _env_updated, priority=0)
