@@ -104,28 +104,67 @@ def _merge_info(app: Sphinx, env, docnames, other) -> None:
 # -- Ranking ------------------------------------------------------------------------------------
 
 
-def vectors(terms: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, dict[str, float]]:
-    """TF-IDF vectors of unit length (log-scaled counts, smoothed IDF), terms in sorted order
-    so that sums run in the same order on every machine."""
+#: Vector weights are whole numbers: a unit weight is SCALE. A similarity is then an exact sum
+#: of products (at most 40 products of at most 2**48 each: exact in 64 bits), the same in any
+#: order, on any machine, and in one array operation for many posts at once.
+SCALE = 2**24
+
+
+def vectors(terms: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, dict[str, int]]:
+    """TF-IDF vectors of unit length (log-scaled counts, smoothed IDF), each weight a whole
+    number of 1/SCALE, terms in sorted order."""
     documents = len(terms)
     frequency = Counter(term for kept in terms.values() for term, _ in kept)
     idf = {term: math.log((1 + documents) / (1 + df)) + 1 for term, df in frequency.items()}
     result = {}
     for docname, kept in terms.items():
         weights = {term: (1 + math.log(count)) * idf[term] for term, count in sorted(kept)}
-        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
-        result[docname] = {term: w / norm for term, w in weights.items()}
+        norm = math.sqrt(math.fsum(w * w for w in weights.values())) or 1.0
+        result[docname] = {term: round(w / norm * SCALE) for term, w in weights.items()}
     return result
 
 
-def similarity(a: dict[str, float], b: dict[str, float]) -> float:
-    # math.fsum is exact, so the sum does not depend on the order a set of strings comes in
-    # (which changes with Python's hash seed), and sorting the terms of every pair is not
-    # needed (it was most of the time related lists took); rounded, so that equal
-    # similarities still tie on every machine.
-    if len(b) < len(a):
-        a, b = b, a
-    return round(math.fsum([a[term] * b[term] for term in a if term in b]), 9)
+def score(a: dict[str, int], b: dict[str, int]) -> int:
+    """The similarity of two vectors, exactly, in units of 1/SCALE**2 (what ranks posts)."""
+    return sum(a[term] * b[term] for term in a.keys() & b.keys())
+
+
+def similarity(a: dict[str, int], b: dict[str, int]) -> float:
+    """Cosine similarity of two vectors of :func:`vectors`, from 0 to 1."""
+    return score(a, b) / SCALE**2  # exact: a power of two, and a score is below 2**53
+
+
+class _Scores:
+    """Every post's vector as a row of term numbers and weights, so that one post's scores
+    against many others take a few array operations. Comparing pairs one at a time in Python
+    took 30 s of adding a post at 10,000 posts (a million pairs); the sums are the same
+    whole numbers :func:`score` gives."""
+
+    def __init__(self, vector: dict[str, dict[str, int]]) -> None:
+        import numpy  # only when lists are computed: not on a build that reuses them
+
+        self.numpy = numpy
+        numbers = {
+            term: n for n, term in enumerate(sorted({t for v in vector.values() for t in v}))
+        }
+        unused = len(numbers)  # pads shorter rows; its weight is always 0
+        width = max((len(v) for v in vector.values()), default=0) or 1
+        self.row = {docname: n for n, docname in enumerate(vector)}
+        self.terms = numpy.full((len(vector), width), unused, dtype=numpy.intp)
+        self.weights = numpy.zeros((len(vector), width), dtype=numpy.int64)
+        for n, weights in enumerate(vector.values()):
+            self.terms[n, : len(weights)] = [numbers[term] for term in weights]
+            self.weights[n, : len(weights)] = list(weights.values())
+        self.mine = numpy.zeros(unused + 1, dtype=numpy.int64)  # one post's weight per term
+
+    def scores(self, me: str, docnames: list[str]) -> list[int]:
+        """:func:`score` of ``me`` with each of ``docnames``."""
+        row = self.row[me]
+        self.mine[self.terms[row]] = self.weights[row]
+        rows = self.numpy.array([self.row[d] for d in docnames], dtype=self.numpy.intp)
+        sums = (self.mine[self.terms[rows]] * self.weights[rows]).sum(axis=1)
+        self.mine[self.terms[row]] = 0
+        return sums.tolist()
 
 
 #: A post with more tags than this finds its tiers by counting every post that shares a tag
@@ -143,8 +182,9 @@ def related_lists(
     of shared tags come from intersecting the posts of its tags, most tags first, and the
     intersections stop once the list is full; only the last tier that is cut needs the text
     similarity of all its posts."""
-    vector = vectors({p.docname: terms.get(p.docname, ()) for p in posts})
+    scores = _Scores(vectors({p.docname: terms.get(p.docname, ()) for p in posts}))
     by_name = {p.docname: p for p in posts}
+    newest_first = {p.docname: -p.date.timestamp() for p in posts}
     categories = {p.docname: frozenset(c.name for c in p.categories) for p in posts}
     tags_of = {p.docname: frozenset(t.name for t in p.tags) for p in posts}
     tagged: dict[str, set[str]] = {}
@@ -156,13 +196,6 @@ def related_lists(
             by_series.setdefault(post.series, []).append(post.docname)
     result = {}
     tiers: dict[frozenset, _TagTiers] = {}  # posts with the same tags have the same tiers
-    similarities: dict[tuple[str, str], float] = {}  # posts of one tier compare both ways
-
-    def text_similarity(one: str, other: str) -> float:
-        pair = (one, other) if one < other else (other, one)
-        if pair not in similarities:
-            similarities[pair] = similarity(vector[one], vector[other])
-        return similarities[pair]
 
     for post in posts:
         me = post.docname
@@ -179,14 +212,10 @@ def related_lists(
             for overlap in sorted(by_categories, reverse=True):
                 if len(keyed) >= wanted:
                     break
+                group = by_categories[overlap]
                 part = [
-                    (
-                        -overlap,
-                        -text_similarity(me, docname),
-                        -by_name[docname].date.timestamp(),
-                        docname,
-                    )
-                    for docname in by_categories[overlap]
+                    (-overlap, -text, newest_first[docname], docname)
+                    for docname, text in zip(group, scores.scores(me, group), strict=True)
                 ]
                 part.sort()
                 keyed.extend(part)
