@@ -166,12 +166,14 @@ def _html_collect_pages(app: Sphinx):
     (kb.core.ablog disconnects it)."""
     if app.builder.format != "html" or not has_catalog(app):
         return
+    made = {}  # each entry once per prefix (entries_html)
     for docname, page in sorted(app.kb_listing_pages.items()):
         prefix = root_prefix(app, docname)
         line = archive_line(app, page.base, prefix)  # the benchmarks category's
 
         def body(page=page, prefix=prefix, line=line) -> str:
-            return line + entries_html(list(page.posts), prefix) + pagination_html(page, prefix)
+            entries = entries_html(list(page.posts), prefix, made=made)
+            return line + entries + pagination_html(page, prefix)
 
         content = Content(listing_signature(app, page, line), *LISTING_MARKERS, body)
         if should_write(app, docname, page_signature(app, page.title), content=content):
