@@ -33,7 +33,7 @@ from sphinx.environment import CONFIG_OK
 
 from .fileio import BackgroundWrites, write_atomically
 from .posts import digest
-from .urls import output_path, site_path
+from .urls import output_file, output_path
 
 STATE_FILE = "kb-state.json"
 
@@ -163,15 +163,9 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     for docname in sorted(docs.keys() & old_docs.keys() - changed - app.kb_docs_read):
         contents = _changed_parts(app, docname, parts[docname], old_parts.get(docname))
         # Deleted, emptied or cut short since: Sphinx would not write it again.
-        if not _keep_page(app, docname, _page_file(app, docname), contents):
+        if not _keep_page(app, docname, output_file(app, docname), contents):
             changed.add(docname)
     return sorted(changed)
-
-
-def _page_file(app: Sphinx, docname: str) -> str:
-    """The file a page is written to, as a string: asked of every page and listing on every
-    build, where making a Path of each cost about a second at 10,000 posts (cProfile)."""
-    return os.path.join(app.outdir, site_path(app, docname))
 
 
 def _changed_parts(app: Sphinx, docname: str, signatures: dict, old_signatures) -> list[Content]:
@@ -236,7 +230,7 @@ def should_write(
     False means the file on disk is current: its changed regions, and its ``content`` when
     only that changed, have just been replaced in it."""
     if path is None:
-        path = _page_file(app, docname)
+        path = output_file(app, docname)
     whole = signature if content is None else f"{signature} {content.signature}"
     old = app.kb_state_old.get("pages", {}).get(docname)
     app.kb_state_new.setdefault("pages", {})[docname] = whole
