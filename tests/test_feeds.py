@@ -729,3 +729,12 @@ def test_feed_settings_are_validated():
         read_config(config(feed_footer="{title} appeared first on {site_link}"))
     with pytest.raises(ConfigError, match=r"kb_feed_length must be a positive integer, got 0"):
         read_config(config(feed_length=0))
+
+
+@pytest.mark.parametrize("name", ["search_shard_size", "doctrees_in_memory"])
+def test_whole_number_settings_are_validated(name):
+    assert getattr(read_config(config(**{name: 0})), name) == 0
+    assert getattr(read_config(config(**{name: "12"})), name) == 12  # as -D gives it
+    for bad in (-1, "many", True, 1.5):
+        with pytest.raises(ConfigError, match=rf"kb_{name} must be a whole number >= 0"):
+            read_config(config(**{name: bad}))

@@ -162,6 +162,17 @@ def test_sitemap_lists_every_page_with_absolute_urls(make_app, tmp_path):
     assert lastmod[f"{SITE}blog.html"] is None
 
 
+def test_sitemap_leaves_out_pages_matching_any_exclusion_pattern(make_app, tmp_path):
+    excludes = ["blog/tag/*", "posts/with-?mage.html", "404.html", "search.html"]
+    overrides = {"kb_page_size": 2, "kb_sitemap_excludes": excludes}
+    app = build(make_app, copy_root("meta", tmp_path / "site"), confoverrides=overrides)
+    paths = {loc[len(SITE) :] for loc, _ in sitemap(app.outdir)}
+    assert not any(path.startswith("blog/tag/") for path in paths)
+    assert (app.outdir / "blog/tag/gemm/page/2.html").is_file()  # written, only not listed
+    assert "posts/with-image.html" not in paths
+    assert {"blog.html", "blog/page/2.html", "posts/plain.html", "genindex.html"} <= paths
+
+
 def test_sitemap_after_an_incremental_build_is_complete(make_app, tmp_path):
     srcdir = copy_root("meta", tmp_path / "site")
     first = sitemap(build(make_app, srcdir, confoverrides={"kb_page_size": 2}).outdir)
