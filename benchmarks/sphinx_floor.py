@@ -1,0 +1,128 @@
+"""The floor under any Sphinx site: the same corpus built by Sphinx and MyST alone, and with furo.
+
+``build_speed.py`` compares our site with stock ablog + furo, which rewrites every page on every
+build. This script asks another question: how fast can *any* Sphinx site of N posts rebuild,
+whatever its extensions do? It writes the ``corpus.py`` posts into three sites and builds each
+with ``python -m sphinx -b html``, as ``make html`` does:
+
+* ``ours``: this checkout's site (MyST, ablog, furo, kb and the rest of ``conf.py``);
+* ``furo``: Sphinx, MyST-Parser and furo, nothing else: the stack the product is built on;
+* ``bare``: Sphinx and MyST-Parser with the ``basic`` theme, no sidebars, no general index.
+
+The floor sites have no blog: no listings, feeds, related posts, checks or search bundle. Posts
+are orphans (no toctree lists them), so an edit makes Sphinx write one page. Each round times
+a no-change rebuild and a one-sentence edit of one post in every site, the sites taking turns,
+and the report gives medians and ours against each floor, pair by pair.
+
+    python benchmarks/sphinx_floor.py --posts 1000 --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import build_speed  # noqa: E402
+import corpus  # noqa: E402
+
+MODES = ("no-change", "edit")
+FLOORS = {
+    "furo": 'html_theme = "furo"\n',
+    "bare": 'html_theme = "basic"\nhtml_sidebars = {"**": []}\n',
+}
+FLOOR_CONF = """\
+project = "Floor"
+extensions = ["myst_parser"]
+myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "attrs_inline"]
+html_use_index = False
+# The posts are orphans, as blog posts are (no toctree lists them).
+suppress_warnings = ["toc.not_included"]
+"""
+
+
+def make_floor_site(name: str, root: Path, n: int, seed: int) -> build_speed.Site:
+    src = root / name / "src"
+    src.mkdir(parents=True)
+    (src / "conf.py").write_text(FLOOR_CONF + FLOORS[name], encoding="utf-8")
+    (src / "index.md").write_text("# Floor\n\nThe posts are under `posts/`.\n", encoding="utf-8")
+    authors, categories = ["ada"], ["Article", "Benchmarks"]
+    posts = corpus.write_corpus(src, n, authors, categories, seed)
+    return build_speed.Site(name, src, root / name / "out", posts, authors, categories)
+
+
+def measure(sites: list[build_speed.Site], rounds: int, log) -> dict:
+    """{mode: {site: [wall seconds, one per round]}}, with CPU seconds under "cpu"."""
+    times: dict = {mode: {site.name: [] for site in sites} for mode in MODES}
+    cpu: dict = {mode: {site.name: [] for site in sites} for mode in MODES}
+    for number in range(1, rounds + 1):
+        for mode in MODES:
+            for site in sites:
+                build_speed.prepare(site, mode)
+                run = build_speed.run_build(site)
+                times[mode][site.name].append(run.seconds)
+                cpu[mode][site.name].append(run.cpu)
+                log(f"round {number}, {mode}, {site.name}: {run.seconds:.2f} s")
+    return {"wall": times, "cpu": cpu}
+
+
+def paired_ratio(ours: list[float], floor: list[float]) -> str:
+    ratios = [a / b for a, b in zip(ours, floor, strict=True)]
+    return f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f})"
+
+
+def report(figures: dict, names: list[str], posts: int) -> str:
+    floors = [name for name in names if name != "ours"]
+    lines = [
+        f"N={posts}; medians of each site's rounds (min–max); ratios taken round by round",
+        "",
+        "| build | " + " | ".join(names) + " | " + " | ".join(f"ours / {f}" for f in floors) + " |",
+        "| --- " * (1 + len(names) + len(floors)) + "|",
+    ]
+    for kind in ("wall", "cpu"):
+        for mode in MODES:
+            runs = figures[kind][mode]
+            cells = [build_speed.spread(runs[name]) for name in names]
+            ratios = [paired_ratio(runs["ours"], runs[f]) for f in floors if "ours" in runs]
+            label = mode if kind == "wall" else f"{mode}, CPU"
+            lines.append(f"| {label} | " + " | ".join(cells + ratios) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--posts", "-n", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--sites", nargs="+", default=["ours", "furo", "bare"])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="also write the raw figures to this file")
+    args = parser.parse_args(argv)
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="kb-floor-") as tmp:
+        root = Path(tmp)
+        sites = []
+        for name in args.sites:
+            if name == "ours":
+                authors, categories = build_speed.site_settings()
+                sites.append(
+                    build_speed.make_site("ours", root, args.posts, authors, categories, args.seed)
+                )
+            else:
+                sites.append(make_floor_site(name, root, args.posts, args.seed))
+            log(f"{name}: clean build {build_speed.run_build(sites[-1]).seconds:.1f} s")
+        figures = measure(sites, args.rounds, log)
+    print(report(figures, args.sites, args.posts))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
