@@ -7,7 +7,8 @@ with ``python -m sphinx -b html``, as ``make html`` does:
 
 * ``ours``: this checkout's site (MyST, ablog, furo, kb and the rest of ``conf.py``);
 * ``furo``: Sphinx, MyST-Parser and furo, nothing else: the stack the product is built on;
-* ``bare``: Sphinx and MyST-Parser with the ``basic`` theme, no sidebars, no general index.
+* ``bare``: Sphinx and MyST-Parser with the ``basic`` theme, no sidebars, no general index and
+  no search index (Sphinx rewrites its own on every build; kb replaces it with Pagefind's).
 
 The floor sites have no blog: no listings, feeds, related posts, checks or search bundle. Posts
 are orphans (no toctree lists them), so an edit makes Sphinx write one page. Each round times
@@ -31,9 +32,14 @@ import build_speed  # noqa: E402
 import corpus  # noqa: E402
 
 MODES = ("no-change", "edit")
+# Sphinx has no setting for it; kb turns its search off the same way (kb.search.marking).
+NO_SEARCH = """
+def setup(app):
+    app.connect("builder-inited", lambda app: setattr(app.builder, "search", False))
+"""
 FLOORS = {
     "furo": 'html_theme = "furo"\n',
-    "bare": 'html_theme = "basic"\nhtml_sidebars = {"**": []}\n',
+    "bare": 'html_theme = "basic"\nhtml_sidebars = {"**": []}\n' + NO_SEARCH,
 }
 FLOOR_CONF = """\
 project = "Floor"
