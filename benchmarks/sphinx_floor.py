@@ -11,9 +11,10 @@ with ``python -m sphinx -b html``, as ``make html`` does:
   no search index (Sphinx rewrites its own on every build; kb replaces it with Pagefind's).
 
 The floor sites have no blog: no listings, feeds, related posts, checks or search bundle. Posts
-are orphans (no toctree lists them), so an edit makes Sphinx write one page. Each round times
-a no-change rebuild and a one-sentence edit of one post in every site, the sites taking turns,
-and the report gives medians and ours against each floor, pair by pair.
+are orphans (no toctree lists them), so an edit or a new post makes Sphinx write one page.
+Each round times a no-change rebuild, a one-sentence edit of one post and one post added in
+every site, the sites taking turns, and the report gives medians and ours against each floor,
+pair by pair.
 
     python benchmarks/sphinx_floor.py --posts 1000 --rounds 5
 """
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import build_speed  # noqa: E402
 import corpus  # noqa: E402
 
-MODES = ("no-change", "edit")
+MODES = ("no-change", "edit", "add")
 # Sphinx has no setting for it; kb turns its search off the same way (kb.search.marking).
 NO_SEARCH = """
 def setup(app):
