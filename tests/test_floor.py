@@ -1,0 +1,66 @@
+"""The floor sites of ``benchmarks/sphinx_floor.py`` are what its report says they are.
+
+The benchmark's verdict ("our rebuild costs about what Sphinx and MyST alone cost") is only as
+good as the floor: a floor that did more work than it claims would flatter us. So: the bare
+floor writes no search index, the posts are orphans that build without a warning, and an
+edit or a new post makes Sphinx write that one page and nothing else (but the search page,
+which Sphinx writes on every build when its search is on, as in the furo floor).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+import build_speed  # noqa: E402
+import sphinx_floor  # noqa: E402
+
+
+def _page_times(html: Path) -> dict[str, int]:
+    """Each page's time stamp, but the search page's: Sphinx writes it on every build."""
+    pages = {str(p.relative_to(html)): p.stat().st_mtime_ns for p in html.rglob("*.html")}
+    pages.pop("search.html", None)
+    return pages
+
+
+def test_the_bare_floor_builds_the_corpus_without_search_or_warnings(tmp_path):
+    site = sphinx_floor.make_floor_site("bare", tmp_path, 5, seed=0)
+    run = build_speed.run_build(site)
+    assert run.warnings == 0
+    assert len(list((site.html / "posts").rglob("*.html"))) == 5
+    assert not (site.html / "searchindex.js").exists()
+    assert not (site.html / "search.html").exists()
+
+
+def test_an_edit_or_an_added_post_rewrites_only_that_page(tmp_path):
+    site = sphinx_floor.make_floor_site("furo", tmp_path, 5, seed=0)
+    build_speed.run_build(site)
+    before = _page_times(site.html)
+
+    build_speed.prepare(site, "no-change")
+    build_speed.run_build(site)
+    assert _page_times(site.html) == before
+
+    build_speed.prepare(site, "edit")
+    build_speed.run_build(site)
+    after_edit = _page_times(site.html)
+    edited = str(site.posts[len(site.posts) // 2].relative_to(site.src).with_suffix(".html"))
+    assert {page for page in before if after_edit[page] != before[page]} == {edited}
+
+    build_speed.prepare(site, "add")
+    build_speed.run_build(site)
+    after_add = _page_times(site.html)
+    added = str(site.posts[-1].relative_to(site.src).with_suffix(".html"))
+    assert set(after_add) - set(after_edit) == {added}
+    assert all(after_add[page] == after_edit[page] for page in after_edit)
+
+
+def test_the_report_pairs_ours_with_each_floor():
+    runs = {"ours": [1.0, 2.0], "bare": [2.0, 2.0]}
+    figures = {kind: dict.fromkeys(sphinx_floor.MODES, runs) for kind in ("wall", "cpu")}
+    table = sphinx_floor.report(figures, ["ours", "bare"], 2)
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| no-change")]
+    # Round by round: 1.0/2.0 and 2.0/2.0; the median of the ratios, then their range.
+    assert rows[0][-1] == "0.75× (0.50–1.00) |"
