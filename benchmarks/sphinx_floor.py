@@ -14,9 +14,11 @@ The floor sites have no blog: no listings, feeds, related posts, checks or searc
 are orphans (no toctree lists them), so an edit or a new post makes Sphinx write one page.
 Each round times a no-change rebuild, a one-sentence edit of one post and one post added in
 every site, the sites taking turns, and the report gives medians and ours against each floor,
-pair by pair.
+pair by pair. ``--sites ... stock`` adds stock ablog + furo's clean build (only that: it
+rewrites every page on every build, which ``build_speed.py`` measures).
 
     python benchmarks/sphinx_floor.py --posts 1000 --rounds 5
+    python benchmarks/sphinx_floor.py --posts 1000 --sites ours stock furo bare
 """
 
 from __future__ import annotations
@@ -62,41 +64,63 @@ def make_floor_site(name: str, root: Path, n: int, seed: int) -> build_speed.Sit
     return build_speed.Site(name, src, root / name / "out", posts, authors, categories)
 
 
+def make_any_site(name: str, root: Path, n: int, seed: int) -> build_speed.Site:
+    if name in FLOORS:
+        return make_floor_site(name, root, n, seed)
+    authors, categories = build_speed.site_settings()
+    return build_speed.make_site(name, root, n, authors, categories, seed)
+
+
 def measure(sites: list[build_speed.Site], rounds: int, log) -> dict:
-    """{mode: {site: [wall seconds, one per round]}}, with CPU seconds under "cpu"."""
-    times: dict = {mode: {site.name: [] for site in sites} for mode in MODES}
-    cpu: dict = {mode: {site.name: [] for site in sites} for mode in MODES}
+    """{"wall"|"cpu": {mode: {site: [seconds, one per round]}}}: each incremental mode in every
+    site that has one (not stock, which rewrites every page on every build)."""
+    figures: dict = {kind: {mode: {} for mode in MODES} for kind in ("wall", "cpu")}
     for number in range(1, rounds + 1):
         for mode in MODES:
             for site in sites:
+                if site.name == "stock":
+                    continue
                 build_speed.prepare(site, mode)
                 run = build_speed.run_build(site)
-                times[mode][site.name].append(run.seconds)
-                cpu[mode][site.name].append(run.cpu)
+                figures["wall"][mode].setdefault(site.name, []).append(run.seconds)
+                figures["cpu"][mode].setdefault(site.name, []).append(run.cpu)
                 log(f"round {number}, {mode}, {site.name}: {run.seconds:.2f} s")
-    return {"wall": times, "cpu": cpu}
+    return figures
 
 
-def paired_ratio(ours: list[float], floor: list[float]) -> str:
-    ratios = [a / b for a, b in zip(ours, floor, strict=True)]
+def paired_ratio(ours: list[float], other: list[float]) -> str:
+    if not ours or len(ours) != len(other):
+        return "–"
+    ratios = [a / b for a, b in zip(ours, other, strict=True)]
+    if len(ratios) == 1:
+        return f"{ratios[0]:.2f}×"
     return f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f})"
 
 
 def report(figures: dict, names: list[str], posts: int) -> str:
-    floors = [name for name in names if name != "ours"]
+    others = [name for name in names if name != "ours"]
     lines = [
-        f"N={posts}; medians of each site's rounds (min–max); ratios taken round by round",
+        f"N={posts}; medians of each site's rounds (min–max); ratios taken round by round;"
+        " the clean build once per site",
         "",
-        "| build | " + " | ".join(names) + " | " + " | ".join(f"ours / {f}" for f in floors) + " |",
-        "| --- " * (1 + len(names) + len(floors)) + "|",
+        "| build | " + " | ".join(names) + " | " + " | ".join(f"ours / {o}" for o in others) + " |",
+        "| --- " * (1 + len(names) + len(others)) + "|",
     ]
     for kind in ("wall", "cpu"):
-        for mode in MODES:
-            runs = figures[kind][mode]
-            cells = [build_speed.spread(runs[name]) for name in names]
-            ratios = [paired_ratio(runs["ours"], runs[f]) for f in floors if "ours" in runs]
+        for mode in ("clean", *MODES):
+            runs = figures[kind].get(mode, {})
+            cells = [build_speed.spread(runs.get(name, [])) for name in names]
+            ratios = [paired_ratio(runs.get("ours", []), runs.get(o, [])) for o in others]
             label = mode if kind == "wall" else f"{mode}, CPU"
             lines.append(f"| {label} | " + " | ".join(cells + ratios) + " |")
+    stock = figures["wall"].get("clean", {}).get("stock")
+    if stock:
+        against = [
+            f"{name} {runs[0] / stock[0]:.2f}×"
+            for name, runs in figures["wall"]["clean"].items()
+            if name != "stock"
+        ]
+        lines += ["", "Clean build against stock's: " + ", ".join(against) + "."]
     return "\n".join(lines)
 
 
@@ -104,7 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--posts", "-n", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--sites", nargs="+", default=["ours", "furo", "bare"])
+    parser.add_argument(
+        "--sites",
+        nargs="+",
+        default=["ours", "furo", "bare"],
+        choices=["ours", "stock", *FLOORS],
+        help="ours, furo, bare (default); stock: ablog + furo, clean build only",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
@@ -114,17 +144,13 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="kb-floor-") as tmp:
         root = Path(tmp)
-        sites = []
-        for name in args.sites:
-            if name == "ours":
-                authors, categories = build_speed.site_settings()
-                sites.append(
-                    build_speed.make_site("ours", root, args.posts, authors, categories, args.seed)
-                )
-            else:
-                sites.append(make_floor_site(name, root, args.posts, args.seed))
-            log(f"{name}: clean build {build_speed.run_build(sites[-1]).seconds:.1f} s")
+        sites = [make_any_site(name, root, args.posts, args.seed) for name in args.sites]
+        clean = {site.name: build_speed.run_build(site) for site in sites}
+        for name, run in clean.items():
+            log(f"{name}: clean build {run.seconds:.1f} s, {run.peak_mb:.0f} MB")
         figures = measure(sites, args.rounds, log)
+        figures["wall"]["clean"] = {name: [run.seconds] for name, run in clean.items()}
+        figures["cpu"]["clean"] = {name: [run.cpu] for name, run in clean.items()}
     print(report(figures, args.sites, args.posts))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")

@@ -64,3 +64,15 @@ def test_the_report_pairs_ours_with_each_floor():
     rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| no-change")]
     # Round by round: 1.0/2.0 and 2.0/2.0; the median of the ratios, then their range.
     assert rows[0][-1] == "0.75× (0.50–1.00) |"
+    # No clean build was given: its row says so rather than inventing a figure.
+    clean = next(line for line in table.splitlines() if line.startswith("| clean |"))
+    assert clean == "| clean | – | – | – |"
+
+
+def test_the_clean_builds_are_compared_with_stock():
+    clean = {"ours": [6.0], "stock": [10.0], "bare": [4.0]}
+    figures = {kind: {"clean": clean} for kind in ("wall", "cpu")}
+    table = sphinx_floor.report(figures, ["ours", "stock", "bare"], 3)
+    row = next(line for line in table.splitlines() if line.startswith("| clean |"))
+    assert row == "| clean | 6.00 s | 10.00 s | 4.00 s | 0.60× | 1.50× |"
+    assert table.splitlines()[-1] == "Clean build against stock's: ours 0.60×, bare 0.40×."
