@@ -19,15 +19,22 @@ rewrites every page on every build, which ``build_speed.py`` measures).
 
     python benchmarks/sphinx_floor.py --posts 1000 --rounds 5
     python benchmarks/sphinx_floor.py --posts 1000 --sites ours stock furo bare
+    python benchmarks/sphinx_floor.py --posts 1000 --sites ours bare --warm
+
+``--warm`` also times one-post edits as ``kb serve`` builds them: each in a child forked from
+one process that imported everything once (``kb.cli.buildworker``), the sites taking turns.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -35,6 +42,8 @@ import build_speed  # noqa: E402
 import corpus  # noqa: E402
 
 MODES = ("no-change", "edit", "add")
+#: A one-post edit as ``kb serve`` builds it (``--warm``): in a child of a warm worker.
+WARM = "edit, warm worker"
 # Sphinx has no setting for it; kb turns its search off the same way (kb.search.marking).
 NO_SEARCH = """
 def setup(app):
@@ -88,6 +97,45 @@ def measure(sites: list[build_speed.Site], rounds: int, log) -> dict:
     return figures
 
 
+def measure_warm(sites: list[build_speed.Site], rounds: int, log) -> dict:
+    """{site: [seconds]}: a one-post edit built as ``kb serve`` builds it, in a child forked
+    from this process once it has imported what every site's build imports
+    (:mod:`kb.cli.buildworker`, the worker kb serve runs). Only the build is timed, not the
+    file watcher or the browser's reload. The first round imports what builds import lazily
+    and is not counted."""
+    sys.path.insert(0, str(build_speed.REPO / "src"))
+    from kb.cli import buildworker
+
+    os.environ.update(build_speed.build_env())  # the children's time stamps and time zone
+    built = [site for site in sites if site.name != "stock"]
+    for site in built:
+        buildworker.warm_up(site.src)
+    gc.collect()
+    gc.freeze()
+    times: dict = {site.name: [] for site in built}
+    for number in range(rounds + 1):
+        for site in built:
+            build_speed.prepare(site, "edit")
+            # kb serve's own option: the search index follows the build (a deferred run).
+            deferred = ["-D", "kb_search_defer=1"] if site.name == "ours" else []
+            arguments = ["-b", "html", "-q", str(site.src), str(site.html)]
+            start = time.perf_counter()
+            status, modules = buildworker.build_in_child(
+                [*arguments, "-d", str(site.doctrees), *deferred]
+            )
+            seconds = time.perf_counter() - start
+            if status != 0:
+                raise SystemExit(f"{site.name}: the warm build failed ({status})")
+            build_speed.wait_for_background_search()
+            if buildworker.import_what_builds_import(modules):
+                gc.collect()
+                gc.freeze()
+            if number:
+                times[site.name].append(seconds)
+            log(f"warm round {number}, edit, {site.name}: {seconds:.2f} s")
+    return times
+
+
 def paired_ratio(ours: list[float], other: list[float]) -> str:
     if not ours or len(ours) != len(other):
         return "–"
@@ -107,8 +155,10 @@ def report(figures: dict, names: list[str], posts: int) -> str:
         "| --- " * (1 + len(names) + len(others)) + "|",
     ]
     for kind in ("wall", "cpu"):
-        for mode in ("clean", *MODES):
+        for mode in ("clean", *MODES, WARM):
             runs = figures[kind].get(mode, {})
+            if mode == WARM and not runs:
+                continue  # not asked for (--warm), or no CPU time: forked children go uncounted
             cells = [build_speed.spread(runs.get(name, [])) for name in names]
             ratios = [paired_ratio(runs.get("ours", []), runs.get(o, [])) for o in others]
             label = mode if kind == "wall" else f"{mode}, CPU"
@@ -135,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
         choices=["ours", "stock", *FLOORS],
         help="ours, furo, bare (default); stock: ablog + furo, clean build only",
     )
+    parser.add_argument(
+        "--warm", action="store_true", help="also time edits as kb serve builds them (forked)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
@@ -151,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = measure(sites, args.rounds, log)
         figures["wall"]["clean"] = {name: [run.seconds] for name, run in clean.items()}
         figures["cpu"]["clean"] = {name: [run.cpu] for name, run in clean.items()}
+        if args.warm:
+            figures["wall"][WARM] = measure_warm(sites, args.rounds, log)
     print(report(figures, args.sites, args.posts))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")

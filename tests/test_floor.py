@@ -67,6 +67,17 @@ def test_the_report_pairs_ours_with_each_floor():
     # No clean build was given: its row says so rather than inventing a figure.
     clean = next(line for line in table.splitlines() if line.startswith("| clean |"))
     assert clean == "| clean | – | – | – |"
+    assert sphinx_floor.WARM not in table  # only with --warm
+
+
+def test_warm_edits_have_a_row_of_their_own():
+    runs = {"ours": [1.5, 1.8], "bare": [1.0, 1.0]}
+    figures = {"wall": {sphinx_floor.WARM: runs}, "cpu": {}}
+    table = sphinx_floor.report(figures, ["ours", "bare"], 2)
+    rows = [line for line in table.splitlines() if sphinx_floor.WARM in line]
+    assert rows == [
+        f"| {sphinx_floor.WARM} | 1.65 s (1.50–1.80) | 1.00 s (1.00–1.00) | 1.65× (1.50–1.80) |"
+    ]
 
 
 def test_the_clean_builds_are_compared_with_stock():
