@@ -2,7 +2,9 @@
 
 Reads top to bottom: the site, then Sphinx, MyST, ablog, HTML output, and last the settings
 of our own extension (``kb``). Everything a group changes when it forks the site (name,
-base URL, categories, authors, feeds) sits in the first section.
+base URL, categories, authors) sits in the first section; outside this file a fork also
+rewrites ``index.md`` and replaces ``_static/og-default.png``, which name this site (the
+author's guide, docs/author/fork.md, lists the rest).
 """
 
 import os
@@ -23,9 +25,13 @@ SITE_URL = os.environ.get("READTHEDOCS_CANONICAL_URL", "https://kernel-notes.exa
 # (Read the Docs' version, "latest/") would be dropped.
 SITE_URL = SITE_URL.rstrip("/") + "/"
 
-CATEGORIES = ["Article", "Benchmarks"]
+# The categories a post may name in its front matter (`category:`); kb check and the build
+# refuse any other.
+kb_categories = ["Article", "Benchmarks"]
 
-AUTHORS = {
+# The authors: `author:` in a post's front matter is one or more of these keys. Each value is
+# (display name, link or None), as ablog takes it.
+blog_authors = {
     "mira": ("Mira Okafor", None),
     "tomas": ("Tomas Lindqvist", None),
     "priya": ("Priya Raman", None),
@@ -49,7 +55,7 @@ extensions = [
     # Citations in posts: {footcite:p}`key` from references.bib, listed by {footbibliography}.
     "sphinxcontrib.bibtex",
     # A 404 page that works at any URL (settings under HTML output). Link previews (Open
-    # Graph) and sitemap.xml come from kb.meta.
+    # Graph) and sitemap.xml come from src/kb/meta/.
     "notfound.extension",
     # Our own extension: catalog, listings, feeds, checks (src/kb).
     "kb",
@@ -64,6 +70,8 @@ exclude_patterns = [
     "src",
     "tests",
     "benchmarks",
+    # The author's and maintainer's guides: a Sphinx project of their own (make docs).
+    "docs",
     "README.md",
     ".ci",
     ".github",
@@ -77,8 +85,8 @@ nitpicky = True
 
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "attrs_inline"]
 myst_heading_anchors = 3
-# Math is MathML written at build time (kb.math): no MathJax to keep away from `$` signs, so no
-# "tex2jax_ignore mathjax_ignore" classes on every post.
+# Math is MathML written at build time (src/kb/markup/math.py): no MathJax to keep away from
+# `$` signs, so no "tex2jax_ignore mathjax_ignore" classes on every post.
 myst_update_mathjax = False
 
 # -- Notebooks (MyST-NB, loaded by kb) ---------------------------------------------------------
@@ -102,14 +110,13 @@ bibtex_default_style = "plain"
 blog_title = project
 blog_baseurl = SITE_URL
 blog_path = "blog"
-blog_authors = AUTHORS
 # Markdown posts (MyST, or MyST text notebooks) and Jupyter notebooks.
 blog_post_pattern = ["posts/*/*.md", "posts/*/*.ipynb"]
 # Posts stay out of every toctree: with furo a toctree of all posts makes builds quadratic.
 post_auto_orphan = True
 post_date_format = "%Y-%m-%d"
 post_date_format_short = "%Y-%m-%d"
-# Our feeds replace ablog's Atom feed (see src/kb/feeds.py): no templates, no ablog feed.
+# Our feeds replace ablog's Atom feed (see src/kb/feeds/): no templates, no ablog feed.
 blog_feed_templates = {}
 # Our templates extend furo's page.html; ablog's own page.html breaks furo (sunpy/ablog#108).
 skip_injecting_base_ablog_templates = True
@@ -126,7 +133,7 @@ html_copy_source = False
 # No page makes index entries; an empty genindex.html was re-rendered on every build.
 html_use_index = False
 html_show_sourcelink = False
-# Math becomes MathML at build time (src/kb/math.py): no MathJax, no request to a CDN.
+# Math becomes MathML at build time (src/kb/markup/math.py): no MathJax, no request to a CDN.
 html_math_renderer = "mathml"
 # furo's sidebar, with the blog's bounded lists (recent posts, categories, tags, years) after
 # the page navigation.
@@ -157,13 +164,12 @@ notfound_context = {
 
 # -- kb: our extension ----------------------------------------------------------------------
 
-kb_categories = CATEGORIES
 # Eight entries per archive page: a listing stays a short scroll, and the busiest category
 # (Article, ten posts) already shows how paging works.
 kb_page_size = 8
 kb_home_posts = 10
 
-# Feeds (src/kb/feeds.py): RSS 2.0, Atom and JSON Feed at feeds/{rss.xml,atom.xml,feed.json},
+# Feeds (src/kb/feeds/): RSS 2.0, Atom and JSON Feed at feeds/{rss.xml,atom.xml,feed.json},
 # and the same per category at feeds/category/<slug>/. Links inside feeds are absolute, so
 # they need html_baseurl above.
 kb_feed_length = 20  # newest posts per feed
@@ -181,8 +187,9 @@ kb_feed_footer_external = "The post {post_link} was listed on {site_link}."
 if os.environ.get("READTHEDOCS"):
     kb_search_readthedocs = True
 
-# Link previews (Open Graph and Twitter tags, src/kb/meta.py): the site's card, unless a post
-# names its own image in front matter (og:image: card.png, next to the post).
+# Link previews (Open Graph and Twitter tags, src/kb/meta/previews.py): the site's card, unless
+# a post names its own image in front matter (og:image: card.png, next to the post). A fork
+# replaces _static/og-default.png: it shows this site's name.
 kb_og_image = "_static/og-default.png"
 kb_og_image_alt = f"{project}: research notes on fast GPU kernels"
 
