@@ -141,6 +141,24 @@ MESSAGES = {
     "display_name, language): add one to the {where}",
     "kb_execute_markdown": "kb_execute only runs notebooks, and this is a Markdown post: make it "
     "a text notebook (add `file_format: mystnb` and a `kernelspec`) or remove the line",
+    "nb_own_settings": "`{key}` sets how this notebook is run or rendered, which only the site "
+    "decides (a notebook never runs unless it says `kb_execute`): remove `{key}` from the "
+    "{where}; to run the notebook, write `kb_execute: cache`",
+    "nb_too_deep": "this notebook is nested too deeply ({depth} levels, at most {most}): it is "
+    "not a notebook Jupyter writes; restore the file from version control",
+    # The source files themselves (checks/sourcefiles.py)
+    "source_link_out": "this post is a symbolic link to a file outside the repository, which is "
+    "never read or published: put the file itself here instead of the link",
+    "source_link_loop": "this post is a symbolic link that leads to itself (a loop): replace the "
+    "link with the file",
+    "source_not_regular": "this post is {kind}, not an ordinary file, and is never read: put an "
+    "ordinary file here",
+    "source_too_large": "this post is larger than kb_max_file_bytes ({limit}) and is never read: "
+    "split it, or raise kb_max_file_bytes in conf.py",
+    "folder_link_out": "this folder is a symbolic link that leads outside the repository, and "
+    "nothing under it is read: put the folder itself here instead of the link",
+    "folder_link_loop": "this folder is a symbolic link to a folder that holds it (a loop), "
+    "which would be walked forever, and nothing under it is read: remove the link",
 }
 
 
