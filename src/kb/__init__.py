@@ -15,8 +15,10 @@ from sphinx.application import Sphinx
 from . import benchmark, config, feeds, markup, meta, notebooks, pages, search
 from .core import (
     ablog,
+    buildlog,
     catalog,
     collector,
+    configvalues,
     datasets,
     doctrees,
     drafts,
@@ -48,6 +50,8 @@ def _config_inited(app: Sphinx, sphinx_config) -> None:
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _config_inited)
     config.setup_config(app)
+    buildlog.setup_buildlog(app)  # a successful build is a few lines
+    configvalues.setup_configvalues(app)  # a no-change rebuild finds no config change
     # The ground floor: posts become the catalog.
     collector.setup_collector(app)
     doctrees.setup_doctrees(app)
