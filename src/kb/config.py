@@ -19,19 +19,28 @@ class KbConfig:
     page_size: int = 10
     #: Posts shown by the ``latest-posts`` directive when it gives no count.
     home_posts: int = 10
-    #: Bounded sidebars: how many recent posts and tags a page shows.
+    #: Recent posts in every page's sidebar, at most: sidebars stay bounded, so a post page
+    #: does not grow with the site.
     sidebar_recent: int = 5
+    #: Tags in the sidebar, at most: the most used first.
     sidebar_tags: int = 12
+    #: Series in the sidebar, at most.
     sidebar_series: int = 8
-    #: Link previews: the site's card image (a path in the output, or a URL) and its alt text.
+    #: Link previews (Open Graph): the site's card image, a path in the output (or a URL),
+    #: shown for a post that names no ``og:image`` of its own; empty for none.
     og_image: str = ""
+    #: The card image's alt text, for readers who cannot see it.
     og_image_alt: str = ""
     #: Site name used in feed footers and titles; empty means ``project``.
     site_name: str = ""
-    #: Feeds (src/kb/feeds.py): items per feed, which formats, which extra scopes.
+    #: Items per feed (src/kb/feeds/): the newest posts.
     feed_length: int = 20
+    #: Which feed formats to write and link from pages: some of ``"rss"``, ``"atom"``,
+    #: ``"json"`` (RSS 2.0, Atom 1.0, JSON Feed 1.1), each once.
     feed_formats: tuple[str, ...] = ("rss", "atom", "json")
+    #: Also write one feed per tag, at ``feeds/tag/<slug>/``.
     feed_tags: bool = False
+    #: Also write one feed per author, at ``feeds/author/<slug>/``.
     feed_authors: bool = False
     #: Full text of each post in its feed item instead of the excerpt.
     feed_fulltext: bool = False
@@ -39,7 +48,7 @@ class KbConfig:
     feed_footer: str = "The post {post_link} appeared first on {site_link}."
     #: The same for a post whose article lives elsewhere (``external_link``).
     feed_footer_external: str = "The post {post_link} was listed on {site_link}."
-    #: Full-text search with Pagefind (see kb/search.py); False keeps Sphinx's built-in search.
+    #: Full-text search with Pagefind (src/kb/search/); False keeps Sphinx's built-in search.
     search: bool = True
     #: Let furo's search box open Read the Docs' server-side search (set on Read the Docs).
     search_readthedocs: bool = False
