@@ -61,9 +61,11 @@ extensions = [
     "kb",
 ]
 
-# Only the site's own pages are sources; everything else in the repository (README, tests,
-# tool caches) is not.
-include_patterns = ["index.md", "posts/**"]
+# Only the site's own pages are sources: the home page, the posts and the evergreen pages
+# (pages/: About, the glossary, references). Everything else in the repository (README,
+# tests, tool caches) is not; a Markdown file elsewhere is reported by name (src/kb/core/
+# finding.py), never silently skipped.
+include_patterns = ["index.md", "posts/**", "pages/**"]
 exclude_patterns = [
     "_build",
     ".venv",

@@ -24,6 +24,7 @@ from .core import (
     drafts,
     finding,
     freshness,
+    links,
     output,
     templatecache,
     validation,
@@ -63,6 +64,7 @@ def setup(app: Sphinx) -> dict:
     validation.setup_validation(app)
     catalog.setup_catalog(app)
     datasets.setup_datasets(app)
+    links.setup_links(app)
     freshness.setup_freshness(app)
     # What posts are written in.
     markup.setup_math(app)
@@ -72,12 +74,15 @@ def setup(app: Sphinx) -> dict:
     markup.setup_files(app)
     markup.setup_rawhtml(app)
     benchmark.setup_benchmark(app)
+    benchmark.setup_peaks(app)
     notebooks.setup_notebooks(app)
     # Outputs, each reading the catalog.
     pages.setup_postpage(app)  # the post page, then the parts others add to it
     pages.setup_series(app)
     pages.setup_citation(app)
     pages.setup_related(app)
+    pages.setup_backlinks(app)
+    pages.setup_glossary(app)
     pages.setup_listings(app)
     pages.setup_redirects(app)
     pages.setup_datasets(app)
@@ -94,5 +99,5 @@ def setup(app: Sphinx) -> dict:
         "version": __version__,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 6,  # bump when what kb stores in doctrees changes
+        "env_version": 7,  # bump when what kb stores in doctrees changes
     }

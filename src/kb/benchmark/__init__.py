@@ -4,5 +4,6 @@ the GPU registry (:mod:`.hardware`, ``kb/data/hardware.toml``).
 """
 
 from .directive import setup_benchmark
+from .peaks import setup_peaks
 
-__all__ = ["setup_benchmark"]
+__all__ = ["setup_benchmark", "setup_peaks"]

@@ -36,6 +36,7 @@ class Gpu:
     aliases: tuple[str, ...]
     peaks: dict[str, float]
     source: str
+    clock_mhz: float | None = None  # the clock the datasheet's tensor-core figures assume
 
     @property
     def short(self) -> str:
@@ -76,6 +77,7 @@ def load_registry(path: Path = REGISTRY) -> Registry:
             aliases=tuple(spec.get("aliases", ())),
             peaks={m: float(spec[m]) for m in metrics if m in spec},
             source=spec["source"],
+            clock_mhz=float(spec["clock_mhz"]) if "clock_mhz" in spec else None,
         )
     return Registry(metrics, gpus)
 

@@ -116,6 +116,12 @@ MESSAGES = {
     "the link would be broken; add the link once that post is out, or date this post later",
     "missing_link": "links to {shown}, which does not exist{hint}: fix the path; a path starting "
     "with / starts at the site root",
+    # Pages and the glossary (checks/glossary.py, core/finding.py)
+    "unknown_term": "{{term}}`{term}` names a term no glossary defines{hint}: add it to the "
+    "glossary (pages/glossary.md), or link a term it has",
+    "ignored_file": "{path} is not part of the site: the build reads only {included} "
+    "(include_patterns in conf.py); move it into pages/ to publish it, or add it to "
+    "exclude_patterns if it is not meant to be a page",
     # Notebooks (checks/notebook.py)
     "nb_not_json": "this notebook is not valid JSON ({problem}, column {column}): an .ipynb is "
     "JSON written by Jupyter; restore the file from version control, or open and save it in "

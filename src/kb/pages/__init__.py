@@ -1,13 +1,16 @@
 """The pages a reader browses: archives, the home page's latest posts, the sidebar, series
 pages, redirects of renamed posts and the parts of a post's own page (header, series box,
-cite block, related posts), and the benchmarks page with ``data/benchmarks.json``.
+cite block, related posts, backlinks), the glossary's lists of posts, and the benchmarks page
+with ``data/benchmarks.json``.
 
 Each reads the catalog; :mod:`.entries` is the one layout of a listed post they share.
 """
 
+from .backlinks import setup_backlinks
 from .benchmarks import setup_benchmarks
 from .citation import setup_citation
 from .datasets import setup_datasets
+from .glossary import setup_glossary
 from .listings import setup_listings
 from .postpage import setup_postpage
 from .redirects import setup_redirects
@@ -16,6 +19,8 @@ from .series import setup_series
 from .sidebars import setup_sidebars
 
 __all__ = [
+    "setup_backlinks",
+    "setup_glossary",
     "setup_benchmarks",
     "setup_datasets",
     "setup_citation",

@@ -1,0 +1,118 @@
+"""The glossary: each entry lists the posts that link to it, and an unknown term is a warning.
+
+Authors write the glossary with Sphinx's own ``glossary`` directive (``pages/glossary.md``)
+and link a term from a post with ``{term}``. When a glossary page is written, each entry's
+definition ends with "Used in" and the published posts whose text links any of its terms,
+newest first (:mod:`kb.core.links` keeps each document's ``{term}`` targets). Nobody keeps
+that list by hand, and the page is rewritten (not read again) whenever a list changes: its
+signature is what the lists show (:func:`kb.core.freshness.add_signer`).
+
+A ``{term}`` that no glossary defines is a warning at its line, in the words ``kb check``
+uses (:func:`kb.checks.glossary.unknown_terms`), instead of Sphinx's own; the text stays.
+"""
+
+from __future__ import annotations
+
+from difflib import get_close_matches
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from ..checks.messages import say
+from ..core.catalog import get_catalog, has_catalog
+from ..core.fragments import is_fragment
+from ..core.freshness import add_signer
+from ..core.links import outgoing
+from ..core.posts import Catalog, Post, digest
+
+logger = logging.getLogger(__name__)
+
+USED_IN = "Used in:"
+
+
+def _terms(app: Sphinx) -> dict[str, tuple[str, str]]:
+    """Every glossary term, casefolded: ``(docname, anchor)``."""
+    std = app.env.get_domain("std")
+    return {name: place for (kind, name), place in std.objects.items() if kind == "term"}
+
+
+def term_uses(app: Sphinx, catalog: Catalog) -> dict[str, list[Post]]:
+    """For each term (casefolded), the published posts that link it, newest first."""
+    links = outgoing(app.env)
+    uses: dict[str, list[Post]] = {}
+    for post in catalog.posts:
+        found = links.get(post.docname)
+        for term in sorted(found.terms) if found else ():
+            uses.setdefault(term, []).append(post)
+    return uses
+
+
+def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
+    app.kb_term_uses = term_uses(app, catalog) if app.builder.format == "html" else {}
+    app.kb_glossary_docs = {docname for docname, _ in _terms(app).values()}
+
+
+def _signer(app: Sphinx, docname: str) -> str:
+    if docname not in getattr(app, "kb_glossary_docs", ()):
+        return ""
+    uses = app.kb_term_uses
+    shown = [
+        f"{name}\x1f" + "\x1e".join(f"{p.docname}\x1d{p.title}" for p in uses.get(name, ()))
+        for name, (where, _) in sorted(_terms(app).items())
+        if where == docname
+    ]
+    return digest(shown)
+
+
+def _entry_posts(app: Sphinx, item: nodes.definition_list_item) -> list[Post]:
+    """The posts that link any term of one entry, newest first, each once."""
+    names = {" ".join(term.astext().split()).casefold() for term in item.findall(nodes.term)}
+    chosen = {p.docname: p for name in names for p in app.kb_term_uses.get(name, ())}
+    order = {p.docname: n for n, p in enumerate(get_catalog(app).posts)}
+    return sorted(chosen.values(), key=lambda p: order[p.docname])
+
+
+def _uses_paragraph(app: Sphinx, docname: str, posts: list[Post]) -> nodes.paragraph:
+    paragraph = nodes.paragraph(classes=["kb-term-uses"])
+    paragraph += nodes.strong("", USED_IN)
+    for n, post in enumerate(posts):
+        paragraph += nodes.Text(" " if n == 0 else ", ")
+        uri = app.builder.get_relative_uri(docname, post.docname)
+        paragraph += nodes.reference("", post.title, refuri=uri, internal=True)
+    paragraph += nodes.Text(".")
+    return paragraph
+
+
+def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if is_fragment(doctree) or app.builder.format != "html" or not has_catalog(app):
+        return
+    if docname not in getattr(app, "kb_glossary_docs", ()):
+        return
+    for glossary in doctree.findall(addnodes.glossary):
+        for item in glossary.findall(nodes.definition_list_item):
+            posts = _entry_posts(app, item)
+            definition = next(iter(item.findall(nodes.definition)), None)
+            if posts and definition is not None:
+                definition += _uses_paragraph(app, docname, posts)
+
+
+def _missing_reference(app: Sphinx, env, node, contnode):
+    """A ``{term}`` no glossary defines: kb check's message at its line, the text kept."""
+    if node.get("refdomain") != "std" or node.get("reftype") != "term":
+        return None
+    target = " ".join(node.get("reftarget", "").split())
+    guess = get_close_matches(target.casefold(), sorted(_terms(app)), 1, 0.6)
+    hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+    logger.warning(
+        say("unknown_term", term=target, hint=hint), location=node, type="kb", subtype="term"
+    )
+    return contnode
+
+
+def setup_glossary(app: Sphinx) -> None:
+    app.connect("kb-catalog-built", _catalog_built)
+    app.connect("doctree-resolved", _doctree_resolved)
+    app.connect("missing-reference", _missing_reference)
+    add_signer(app, _signer)
