@@ -127,28 +127,51 @@ def unknown_terms(text: str, defined: set[str]) -> list[Problem]:
     return problems
 
 
-def _prose(line: str) -> str:
+def prose(line: str) -> str:
+    """A line with what is not prose (code, roles, links, math, comments) blanked out, each
+    character by one NUL, so that a match in it is at the same place in the line."""
     for pattern in (_COMMENT, _INLINE_CODE, _ANY_ROLE, _LINK, _MATH):
-        line = pattern.sub(" ", line)
+        line = pattern.sub(lambda match: "\0" * len(match.group()), line)
     return line
 
 
-def _pattern(term: str) -> re.Pattern:
+def term_pattern(term: str) -> re.Pattern:
+    """A term as prose writes it: any case, a space or a hyphen between words, a plural."""
     words = r"[\s-]+".join(re.escape(word) for word in term.split())
     return re.compile(rf"(?<![\w-]){words}(?:s|es)?(?![\w-])", re.IGNORECASE)
+
+
+def prose_lines(text: str) -> Iterator[tuple[int, str, str]]:
+    """``(line number, line, prose)`` for each line of prose of a Markdown page: not in code,
+    math or a glossary, not a heading or a directive's option."""
+    for number, line, directive in _lines(text, _body_start(text)):
+        if directive == "glossary" or _ATX.match(line) or _OPTION.match(line):
+            continue
+        yield number, line, prose(line)
+
+
+def uses_in(masked: str, entries: list[Entry]) -> list[tuple[int, int, Entry, str]]:
+    """``(start, end, entry, term)`` of each term used in a line of prose (masked by
+    :func:`prose`), in order; the longest term wins where two overlap ("Tensor Memory
+    Accelerator" is no use of "Tensor Memory")."""
+    terms = sorted(
+        ((term, entry) for entry in entries for term in entry.terms),
+        key=lambda item: (-len(item[0]), item[0]),
+    )
+    found = []
+    for term, entry in terms:
+        for match in term_pattern(term).finditer(masked):
+            found.append((match.start(), match.end(), entry, term))
+            masked = masked[: match.start()] + "\0" * len(match.group()) + masked[match.end() :]
+    return sorted(found, key=lambda item: item[0])
 
 
 def unlinked_uses(text: str, entries: list[Entry]) -> list[tuple[Entry, int]]:
     """The entries a page's prose uses and never links, each with the line of its first use."""
     linked = {target.casefold() for target, _ in term_references(text)}
-    wanted = [(entry, [_pattern(t) for t in entry.terms]) for entry in entries]
-    wanted = [(entry, patterns) for entry, patterns in wanted if not entry.keys & linked]
+    wanted = [entry for entry in entries if not entry.keys & linked]
     first_use: dict[Entry, int] = {}
-    for number, line, directive in _lines(text, _body_start(text)):
-        if directive == "glossary" or _ATX.match(line) or _OPTION.match(line):
-            continue
-        prose = _prose(line)
-        for entry, patterns in wanted:
-            if entry not in first_use and any(p.search(prose) for p in patterns):
-                first_use[entry] = number
+    for number, _, masked in prose_lines(text):
+        for _, _, entry, _ in uses_in(masked, wanted):
+            first_use.setdefault(entry, number)
     return sorted(first_use.items(), key=lambda item: item[1])
