@@ -9,6 +9,11 @@
   versions (``9.19.0``), not as the integers some libraries return (``91900``).
 - Every post in the Benchmarks category shows figures: a ``benchmark`` directive, a table of
   numbers, or figures quoted next to a link to their source.
+- Every essay post (a post of its own, not an external one, in some category besides
+  Benchmarks) cites at least two primary sources with ``{footcite}`` and shows them in a
+  References list (``{footbibliography}``): entries of the site's BibTeX files that say where the
+  source itself is (a ``url``, ``doi`` or ``eprint``). The built page lists them as footnotes with
+  links.
 
 Posts are read as the site reads them: the front matter with PyYAML, the body with markdown-it
 and the MyST plugins (roles, fences and directives, math), so a link in a code block or in math
@@ -26,11 +31,13 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
+from sitefacts import SITE
 
 from kb.checks.sitechecks import link_docname
 
@@ -55,6 +62,12 @@ OPAQUE = {
     "benchmark",
 }
 DOC_ROLE = re.compile(r"^(?:[^<]*<([^>]+)>|(.+))$", re.S)
+#: sphinxcontrib-bibtex's per-page citation roles: {footcite}, {footcite:p}, {footcite:t}, ...
+FOOTCITE = re.compile(r"^footcite(:\w+)?$")
+#: The fields of a BibTeX entry that say where the source itself can be read.
+PRIMARY_FIELDS = ("url", "doi", "eprint")
+#: The least number of primary sources an essay post cites.
+MIN_PRIMARY = 2
 #: Keys of a metadata JSON that the benchmark caption shows as software versions.
 VERSION_KEYS = {
     "torch",
@@ -111,6 +124,7 @@ class Directive:
 @dataclass
 class Body:
     links: list[Link] = field(default_factory=list)
+    citations: list[tuple[str, int]] = field(default_factory=list)  # footcite keys, their lines
     directives: list[Directive] = field(default_factory=list)
     tables: list[list[list[str]]] = field(default_factory=list)  # body rows of each table
     paragraphs: list[tuple[str, list[str], int]] = field(default_factory=list)  # text, hrefs
@@ -227,6 +241,10 @@ def read_body(text: str, found: Body | None = None, offset: int = 0, update=None
                     role = DOC_ROLE.match(child.content.strip())
                     target = (role.group(1) or role.group(2)).strip()
                     found.links.append(Link("{doc}" + target, line, current))
+                elif child.type == "myst_role" and FOOTCITE.match(child.meta.get("name", "")):
+                    for key in child.content.split(","):
+                        if key.strip():
+                            found.citations.append((key.strip(), line))
             if i > 0 and tokens[i - 1].type == "paragraph_open":
                 found.paragraphs.append((token.content, hrefs, line))
         i += 1
@@ -326,6 +344,50 @@ def has_figures(post: Post) -> bool:
     )
 
 
+def is_essay(post: Post) -> bool:
+    """A post of the site's own (not a pointer to an article elsewhere) in a category besides
+    Benchmarks: an Article, whatever a fork calls its categories."""
+    return not post.meta.get("external_link") and bool(post.categories - {BENCHMARKS})
+
+
+def bibliography() -> dict[str, set[str]]:
+    """Each entry of the site's BibTeX files (``bibtex_bibfiles`` in conf.py): its fields."""
+    from pybtex.database import parse_file
+
+    entries: dict[str, set[str]] = {}
+    for name in SITE.conf.get("bibtex_bibfiles", []):
+        data = parse_file(str(REPO / name), bib_format="bibtex")
+        for key, entry in data.entries.items():
+            entries[key] = {f.lower() for f in entry.fields}
+    return entries
+
+
+def citation_problems(post: Post, entries: dict[str, set[str]]) -> list[str]:
+    """What keeps ``post`` from showing at least MIN_PRIMARY primary sources in a References
+    list: too few distinct keys that resolve to entries with a url, doi or eprint, a key that is
+    not in the BibTeX files, or citations with no {footbibliography} to list them."""
+    problems = []
+    primary = set()
+    for key, line in post.body.citations:
+        if key not in entries:
+            problems.append(f"{post.where(line)}: cites {key!r}, which no BibTeX file defines")
+        elif entries[key] & set(PRIMARY_FIELDS):
+            primary.add(key)
+    if len(primary) < MIN_PRIMARY:
+        problems.append(
+            f"{post.path.relative_to(REPO)}: cites {len(primary)} primary source(s) "
+            f"({', '.join(sorted(primary)) or 'none'}), fewer than {MIN_PRIMARY}: add "
+            "entries with a url, doi or eprint to references.bib and cite them with "
+            "{footcite:p}`key`"
+        )
+    if post.body.citations and not any(d.name == "footbibliography" for d in post.body.directives):
+        problems.append(
+            f"{post.path.relative_to(REPO)}: cites sources but shows no References list; end the "
+            "post with a ```{footbibliography}``` directive"
+        )
+    return problems
+
+
 # -- The real posts ---------------------------------------------------------------------------
 
 
@@ -377,6 +439,41 @@ def test_benchmarks_post_shows_figures(post):
         f"{post.docname} is in {BENCHMARKS} but shows no figures: add a benchmark directive, a "
         "table of numbers, or figures quoted with a link to their source"
     )
+
+
+ESSAYS = [post for post in POSTS.values() if is_essay(post)]
+
+
+@pytest.mark.parametrize("post", ESSAYS, ids=ids(ESSAYS))
+def test_essay_post_cites_primary_sources(post):
+    assert citation_problems(post, bibliography()) == []
+
+
+def test_essay_pages_list_their_primary_sources(built_site):
+    """The built page of every published essay post lists, under its References heading, a
+    footnote with a link for each primary source it cites."""
+    entries = bibliography()
+    problems = []
+    for post in ESSAYS:
+        if post.date > date.today():
+            continue  # a draft has no page
+        page = BeautifulSoup(
+            (built_site / f"{post.docname}.html").read_text(encoding="utf-8"), "lxml"
+        )
+        keys = {
+            key for key, _ in post.body.citations if entries.get(key, set()) & {*PRIMARY_FIELDS}
+        }
+        linked = {
+            note["id"].removeprefix("footcite-")
+            for note in page.select("aside.footnote[id^=footcite-]")
+            if note.select_one("a.reference.external[href^=http]")
+        }
+        headings = [h.get_text().rstrip("¶").strip() for h in page.select("article h2")]
+        if len(keys & linked) < MIN_PRIMARY:
+            problems.append(f"{post.docname}: the page links {sorted(keys & linked)}")
+        if "References" not in headings:
+            problems.append(f"{post.docname}: no References heading")
+    assert problems == []
 
 
 # -- The rules on examples, so that a fork's posts are judged the same way ---------------------
@@ -462,6 +559,38 @@ def test_what_counts_as_figures():
     chart = example("posts/2026/a", "2026-01-01", "```{benchmark} data/x.csv\n:y: v\n```\n")
     assert has_figures(table) and has_figures(quoted) and has_figures(chart)
     assert not has_figures(words) and not has_figures(unsourced)
+
+
+def test_what_counts_as_an_essay_and_its_primary_sources():
+    article = example("posts/2026/a", "2026-01-01", "Text.", category="Article, Benchmarks")
+    bench = example("posts/2026/b", "2026-01-01", "Text.", category="Benchmarks")
+    away = example(
+        "posts/2026/c", "2026-01-01", "Text.", category="Article", external_link="https://x.org/a"
+    )
+    assert is_essay(article) and not is_essay(bench) and not is_essay(away)
+
+    entries = {"paper": {"url", "eprint"}, "doc": {"doi"}, "book": {"publisher"}}
+    listed = "\n\n```{footbibliography}\n```\n"
+    two = example(
+        "posts/2026/a", "2026-01-01", "A {footcite:p}`paper` and {footcite}`doc`." + listed
+    )
+    assert citation_problems(two, entries) == []
+    both = example("posts/2026/a", "2026-01-01", "A {footcite:t}`paper,doc`." + listed)
+    assert citation_problems(both, entries) == []
+    # The same source twice, a source with nowhere to read it, a key not defined, no list.
+    once = example("posts/2026/a", "2026-01-01", "{footcite:p}`paper` {footcite:p}`paper`" + listed)
+    assert len(citation_problems(once, entries)) == 1
+    unread = example(
+        "posts/2026/a", "2026-01-01", "{footcite:p}`paper` {footcite:p}`book`" + listed
+    )
+    assert len(citation_problems(unread, entries)) == 1
+    missing = example("posts/2026/a", "2026-01-01", "{footcite:p}`paper,doc,nope`" + listed)
+    assert [p for p in citation_problems(missing, entries) if "nope" in p]
+    unlisted = example("posts/2026/a", "2026-01-01", "{footcite:p}`paper` {footcite:p}`doc`")
+    assert ["References" in p for p in citation_problems(unlisted, entries)] == [True]
+    # In code, a role is not a citation.
+    code = example("posts/2026/a", "2026-01-01", "```md\n{footcite:p}`paper`\n```\n" + listed)
+    assert code.body.citations == []
 
 
 def control_characters(text: str) -> list[str]:
