@@ -109,7 +109,7 @@ def term_references(text: str) -> list[tuple[str, int]]:
     """``(target, line)`` of every ``{term}`` role outside code."""
     found = []
     for number, line, _ in _lines(text, _body_start(text)):
-        for match in _TERM_ROLE.finditer(_INLINE_CODE.sub("", line)):
+        for match in _TERM_ROLE.finditer(line):
             found.append((term_target(match.group(1)), number))
     return found
 
