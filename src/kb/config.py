@@ -8,6 +8,8 @@ from string import Formatter
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 
+from .core.bounded import DEFAULT_LIMIT
+
 
 @dataclass(frozen=True)
 class KbConfig:
@@ -77,6 +79,11 @@ class KbConfig:
     #: others are read back from disk as each page is written. Lower it if a clean build of
     #: a large site runs out of memory.
     doctrees_in_memory: int = 1000
+    #: The largest file, in bytes, that a post, a notebook or ``kb import`` may read: the
+    #: post itself, ``{include}``, ``{literalinclude}``, ``{csv-table}``, images, downloads,
+    #: benchmark data. A larger file is refused at the line that names it, and never read
+    #: past the limit (kb/core/bounded.py). 32 MiB by default.
+    max_file_bytes: int = DEFAULT_LIMIT
 
 
 REBUILD = {
@@ -94,6 +101,8 @@ REBUILD = {
     # Raw HTML is checked when a post is read: a changed allowance reads every post again.
     "allow_raw_html_hosts": "env",
     "allow_raw_scripts": "env",
+    # Files are judged when a post is read.
+    "max_file_bytes": "env",
 }
 
 
@@ -205,6 +214,7 @@ def read_config(sphinx_config) -> KbConfig:
         "allow_raw_scripts": bool(sphinx_config.kb_allow_raw_scripts),
         "benchmarks_category": str(sphinx_config.kb_benchmarks_category),
         "related_posts": _not_negative("related_posts", sphinx_config.kb_related_posts),
+        "max_file_bytes": _positive("max_file_bytes", sphinx_config.kb_max_file_bytes),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):

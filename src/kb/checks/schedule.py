@@ -12,6 +12,8 @@ import os
 import re
 from datetime import UTC, date, datetime
 
+from ..core.bounded import DEFAULT_LIMIT, refusal
+
 _DATE_LINE = re.compile(rb"^date:[ \t]*[\"']?(\d{4}-\d{2}-\d{2})", re.MULTILINE)
 #: How much of a post to scan for its front matter's date.
 HEAD_BYTES = 4096
@@ -44,6 +46,8 @@ def front_matter_day(head: bytes) -> date | None:
 def file_day(path) -> date | None:
     """:func:`front_matter_day` of the file at ``path``; None if it cannot be read. A
     notebook's (``.ipynb``) is in its metadata."""
+    if refusal(path, DEFAULT_LIMIT) is not None:
+        return None  # a FIFO, a device, too large: reported, and never read (checks/sourcefiles)
     if str(path).endswith(".ipynb"):
         return _notebook_day(path)
     try:

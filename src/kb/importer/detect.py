@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from ..core.bounded import read_bounded
 from .model import ATOM, ImportFileError, Source
 
 #: WXR 1.0, 1.1 and 1.2 (and its ``excerpt`` namespace, which is not this one).
@@ -35,7 +36,7 @@ def _parser() -> etree.XMLParser:
 def parse(path: Path, shown: str) -> etree._Element:
     """The root element of ``path``; ``shown`` is how messages name the file."""
     try:
-        data = path.read_bytes()
+        data = read_bounded(path)  # a regular file under kb_max_file_bytes' default
     except OSError as error:
         raise ImportFileError(
             f"{shown}: cannot read this file ({error.strerror or error})"
