@@ -3,18 +3,37 @@
 Pagefind may be reading a search record through a staging link while the next build writes
 it again (``kb serve`` indexes in the background), and parallel writers may draw the same
 chart: each file is written under another name and renamed into place.
+
+:func:`crash_point` lets the tests stop a build at a chosen write (``tests/hostile``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` as a new file that replaces the old one whole."""
-    _replace(path, text.encode("utf-8"))
+def write_atomically(path: Path, text: str, durable: bool = False) -> None:
+    """Write ``text`` to ``path`` as a new file that replaces the old one whole; with
+    ``durable``, on disk (``fsync``) before it replaces it."""
+    _replace(path, text.encode("utf-8"), durable)
+
+
+def fsync_folder(folder: Path) -> None:
+    """Flush a folder's entries (a file created, renamed or removed in it) to disk."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def write_if_changed(path: Path, data: str | bytes) -> bool:
@@ -32,11 +51,16 @@ def write_if_changed(path: Path, data: str | bytes) -> bool:
     return True
 
 
-def _replace(path: Path, data: bytes) -> None:
+def _replace(path: Path, data: bytes, durable: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     try:
-        partial.write_bytes(data)
+        with open(partial, "wb") as handle:
+            crash_point("partial")
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
@@ -62,7 +86,7 @@ class BackgroundWrites:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.THREADS, thread_name_prefix="kb-write")
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        self._pending.append(self._pool.submit(_replace, Path(path), raw))
+        self._pending.append(self._pool.submit(_background_replace, Path(path), raw))
 
     def wait(self) -> None:
         pending, self._pending = self._pending, []
@@ -73,3 +97,44 @@ class BackgroundWrites:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
                 self._pool = None
+
+
+def _background_replace(path: Path, data: bytes) -> None:
+    crash_point("background")
+    _replace(path, data)
+
+
+# -- Stopping a build on purpose (tests) ---------------------------------------------------------
+
+#: ``KB_CRASH_AT=<stage>:<n>[:<how>]``: the ``n``-th time the build passes ``crash_point(stage)``
+#: it stops, ``how`` being ``KILL`` (SIGKILL, the default), ``TERM`` (SIGTERM) or ``RAISE`` (an
+#: exception). Read once, when this module is imported; unset, a crash point costs one test.
+_CRASH_AT = os.environ.get("KB_CRASH_AT", "")
+_crash_counts: dict[str, int] = {}
+_crash_lock = threading.Lock()
+
+
+class CrashPoint(RuntimeError):
+    """The exception ``KB_CRASH_AT=<stage>:<n>:RAISE`` raises."""
+
+
+def crashing() -> bool:
+    """Whether this process was started to stop at a crash point."""
+    return bool(_CRASH_AT)
+
+
+def crash_point(stage: str) -> None:
+    """A place where ``tests/hostile/test_interrupted.py`` may stop the build."""
+    if not _CRASH_AT:
+        return
+    wanted, _, rest = _CRASH_AT.partition(":")
+    if wanted != stage:
+        return
+    count, _, how = rest.partition(":")
+    with _crash_lock:
+        _crash_counts[stage] = seen = _crash_counts.get(stage, 0) + 1
+    if seen != int(count or 1):
+        return
+    if how == "RAISE":
+        raise CrashPoint(f"KB_CRASH_AT={_CRASH_AT}")
+    os.kill(os.getpid(), signal.SIGTERM if how == "TERM" else signal.SIGKILL)

@@ -22,7 +22,6 @@ Sphinx, never also refreshed in place. Those writes go to a few threads
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,12 +29,14 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.environment import CONFIG_OK
+from sphinx.util import logging
 
-from .fileio import BackgroundWrites, write_atomically
+from .fileio import BackgroundWrites, crash_point, crashing
+from .journal import Journal, remove_partial_files
 from .posts import digest
 from .urls import output_file, output_path
 
-STATE_FILE = "kb-state.json"
+logger = logging.getLogger(__name__)
 
 Signer = Callable[[Sphinx, str], str]
 
@@ -96,17 +97,6 @@ def set_region(app: Sphinx, region: Region) -> None:
     app.kb_regions[region.name] = region
 
 
-def _state_path(app: Sphinx) -> Path:
-    return Path(app.doctreedir) / STATE_FILE
-
-
-def _load_state(app: Sphinx) -> dict:
-    try:
-        return json.loads(_state_path(app).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {"docs": {}, "pages": {}}
-
-
 def _build_signature(app: Sphinx) -> str:
     """Changes when our package, any template or the HTML settings change: every generated
     page is then rewritten, as Sphinx rewrites every document in those cases."""
@@ -127,8 +117,10 @@ def _build_signature(app: Sphinx) -> str:
 
 
 def _env_updated(app: Sphinx, env) -> list[str]:
+    crash_point("env-updated")
     if app.builder.format != "html":
         return []
+    journal: Journal = app.kb_journal
     # Regions are on every page but not part of a page's signature (see the module's doc);
     # only whether there are any is.
     regions = sorted(app.kb_regions)
@@ -136,8 +128,12 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     # A changed configuration or extension set makes Sphinx start a fresh environment; our
     # record of what the last build wrote no longer vouches for anything.
     fresh_env = env.config_status != CONFIG_OK
-    app.kb_state_previous = _load_state(app)  # what is on disk, for removing what is gone
-    app.kb_state_old = {"docs": {}, "pages": {}} if fresh_env else app.kb_state_previous
+    # What is on disk, for removing what is gone; after a stopped build, only its names.
+    app.kb_state_previous = journal.load_state()
+    distrusted = fresh_env or journal.recovering
+    app.kb_state_old = {"docs": {}, "pages": {}} if distrusted else app.kb_state_previous
+    journal.known(_page_names(app.kb_state_previous))
+    journal.expect(sorted(env.found_docs))
     docs, parts = {}, {}
     for docname in env.found_docs:
         extra = [signer(app, docname) for signer in app.kb_signers]
@@ -156,6 +152,11 @@ def _env_updated(app: Sphinx, env) -> list[str]:
         "regions": {name: app.kb_regions[name].signature for name in regions},
     }
     app.kb_base_signature = base
+    if journal.recovering:
+        # Any page may be what the stopped build wrote: each is written as a clean build
+        # writes it (Sphinx's environment, which Sphinx checks itself, is kept).
+        journal.begin()
+        return sorted(docs)
     old_docs = app.kb_state_old.get("docs", {})
     old_parts = app.kb_state_old.get("parts", {})
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
@@ -200,6 +201,7 @@ def _keep_page(app: Sphinx, pagename: str, path: str | Path, contents=()) -> boo
         rendered = region.render(app, pagename).encode("utf-8")
         new_page = _replace_between(new_page, region.start, region.end, rendered) or new_page
     if new_page != page:
+        app.kb_journal.begin(pagename)
         app.kb_background_writes.write(path, new_page)
     return True
 
@@ -235,10 +237,14 @@ def should_write(
     old = app.kb_state_old.get("pages", {}).get(docname)
     app.kb_state_new.setdefault("pages", {})[docname] = whole
     if old == whole:
-        return not _keep_page(app, docname, path)
-    if content is not None and old is not None and old.split(" ")[0] == signature:
-        return not _keep_page(app, docname, path, [content])  # only the content changed
-    return True
+        kept = _keep_page(app, docname, path)
+    elif content is not None and old is not None and old.split(" ")[0] == signature:
+        kept = _keep_page(app, docname, path, [content])  # only the content changed
+    else:
+        kept = False
+    if not kept:
+        app.kb_journal.begin(docname)  # before Sphinx writes it
+    return not kept
 
 
 def is_current(app: Sphinx, key: str, signature: str, paths) -> bool:
@@ -256,7 +262,10 @@ def _is_current(app: Sphinx, section: str, key: str, signature: str, paths) -> b
     # "pages" lists generated pages (the sitemap lists them too); "files", anything else.
     app.kb_state_new.setdefault(section, {})[key] = signature
     unchanged = app.kb_state_old.get(section, {}).get(key) == signature
-    return unchanged and all(is_whole(path) for path in paths)
+    if unchanged and all(is_whole(path) for path in paths):
+        return True
+    app.kb_journal.begin()
+    return False
 
 
 def _read_whole(path: str | Path) -> bytes | None:
@@ -310,6 +319,10 @@ def _remove_gone(app: Sphinx) -> None:
             path.unlink()
 
 
+def _page_names(state: dict) -> list[str]:
+    return [name for section in ("docs", "pages") for name in state.get(section, {})]
+
+
 def _build_finished(app: Sphinx, exception) -> None:
     writes = getattr(app, "kb_background_writes", None)
     if writes is not None:
@@ -318,10 +331,17 @@ def _build_finished(app: Sphinx, exception) -> None:
         except OSError:
             if exception is None:
                 raise
-    # Only a successful build vouches for what is on disk.
-    if exception is None and getattr(app, "kb_state_new", None) is not None:
+    journal: Journal | None = getattr(app, "kb_journal", None)
+    if journal is None:
+        return
+    # Only a successful build vouches for what is on disk; a failed one leaves its journal,
+    # and the next build distrusts what it may have written.
+    new = getattr(app, "kb_state_new", None)
+    if exception is None and new is not None:
         _remove_gone(app)
-        write_atomically(_state_path(app), json.dumps(app.kb_state_new, sort_keys=True))
+        if journal.begun or journal.recovering or new != app.kb_state_previous:
+            journal.commit(new)
+    journal.close()
 
 
 def _builder_inited(app: Sphinx) -> None:
@@ -329,10 +349,20 @@ def _builder_inited(app: Sphinx) -> None:
     app.kb_docs_read = set()
     app.kb_changed_regions = []
     app.kb_background_writes = BackgroundWrites()
+    # The folders are locked (kb.core.output): a journal found now is a dead build's.
+    app.kb_journal = app.builder.kb_journal = Journal(app.doctreedir)
+    if app.kb_journal.recovering and app.builder.format == "html":
+        logger.info(
+            "kb: the last build into %s stopped before it finished; every page is written again",
+            app.outdir,
+            color="yellow",
+        )
+        remove_partial_files(app.outdir, app.doctreedir)
 
 
 def _before_read(app: Sphinx, env, docnames: list[str]) -> None:
     app.kb_docs_read = set(docnames)
+    crash_point("read-start")
 
 
 def setup_freshness(app: Sphinx) -> None:
@@ -344,3 +374,5 @@ def setup_freshness(app: Sphinx) -> None:
     # After the catalog (400) and the modules that derive data from it (kb-catalog-built).
     app.connect("env-updated", _env_updated, priority=700)
     app.connect("build-finished", _build_finished)
+    if crashing():  # tests/hostile: a build stopped while it reads
+        app.connect("doctree-read", lambda app, doctree: crash_point("read"))

@@ -10,6 +10,8 @@
   leaves half a page. kb's HTML builders are Sphinx's own with one change, registered through
   ``app.add_builder(..., override=True)``: each page is written next to its file and renamed
   over it, so a reader (or the next build) sees the old page or the new one, never a part.
+  Before the first page, the build's journal is begun (:mod:`.journal`): a build stopped
+  among its pages is recovered by the next one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from sphinx.application import Sphinx
 from sphinx.builders.dirhtml import DirectoryHTMLBuilder
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util import logging
+
+from .fileio import crash_point
 
 try:
     import fcntl
@@ -93,10 +97,15 @@ class _WholePages:
     ) -> None:
         final = Path(outfilename or _output_path(self, pagename))
         partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
+        journal = getattr(self, "kb_journal", None)  # set by kb.core.freshness
+        if journal is not None:
+            journal.begin(pagename)  # kb.core.journal: before the first write, on disk
+        crash_point("page")
         try:
             super().handle_page(
                 pagename, addctx, templatename, outfilename=partial, event_arg=event_arg
             )
+            crash_point("page-written")
             if partial.exists():  # not when rendering failed with a warning
                 os.replace(partial, final)
         finally:

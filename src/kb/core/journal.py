@@ -1,0 +1,145 @@
+"""The journal that makes a stopped build harmless.
+
+kb keeps one record of what the last build wrote (``kb-state.json`` in the doctree folder:
+each page's signature, see :mod:`.freshness`). A record vouches for pages on disk, so it
+must never outlive a build that rewrote them and did not finish: a build stopped by SIGTERM
+(a cancelled CI job, a stopped ``kb serve``) or SIGKILL (out of memory, power loss) after
+rewriting a few pages with a new title left those pages behind, and once the title was
+changed back the record of the last *finished* build said they were current.
+
+So, as a database does it, the build writes its intent down before its first write and
+removes it after its last:
+
+* **begin** (before the first page, in-place refresh or file group kb vouches for is
+  written): ``kb-state.journal`` is created next to the state and flushed to disk
+  (``fsync``), listing the pages this build may write that the state does not know of;
+  a page found later (a new tag's page) is added before it is written.
+* **commit** (at ``build-finished``, after the last write): the new state replaces the old
+  one, is flushed to disk, and the journal is removed.
+
+A build that finds a journal (it holds the folder's lock, so the journal's writer is dead)
+trusts no signature of the state: every page is written as a clean build writes it, while
+Sphinx's environment is kept when Sphinx finds it valid. It removes the half-written files
+(``*.partial``) the stopped build left, and the pages of both the state and the journal that
+no longer exist. Its own journal keeps the names of the one it found, so that a recovery
+stopped in turn is recovered the same way. A no-change build writes nothing, so it begins
+no journal and pays nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+from .fileio import fsync_folder, write_atomically
+
+STATE_FILE = "kb-state.json"
+JOURNAL_FILE = "kb-state.journal"
+#: What every journal begins with: a journal cut short before it says even that is still a
+#: journal (the build may have written nothing yet, but it is not known).
+HEADER = "kb-journal 1\n"
+PARTIAL_SUFFIX = ".partial"
+
+
+class Journal:
+    """The state of the last finished build in ``doctreedir``, and this build's journal."""
+
+    def __init__(self, doctreedir: str | Path) -> None:
+        folder = Path(doctreedir)
+        self.state_path = folder / STATE_FILE
+        self.path = folder / JOURNAL_FILE
+        self._descriptor: int | None = None
+        self._noted: set[str] = set()
+        self._expected: list[str] = []
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = None
+        #: The pages a stopped build named, or None when the last build finished.
+        self.interrupted: list[str] | None = None
+        if text is not None:
+            self.interrupted = [line for line in text.splitlines() if line and line != HEADER[:-1]]
+            self._noted.update(self.interrupted)
+
+    @property
+    def recovering(self) -> bool:
+        return self.interrupted is not None
+
+    def load_state(self) -> dict:
+        """The last finished build's state; a bare one when there is none, when it cannot be
+        read, or when a stopped build may have changed what it vouches for (only the names
+        of pages are kept then, for removing those that are gone)."""
+        try:
+            state = json.loads(self.state_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            state = {}
+        if not isinstance(state, dict):
+            state = {}
+        if self.recovering:
+            names = dict.fromkeys([*_names(state, "docs"), *_names(state, "pages")], "")
+            names.update(dict.fromkeys(self.interrupted, ""))
+            return {"docs": {}, "pages": names}
+        return state
+
+    def known(self, names) -> None:
+        """Names the state already lists: never written to the journal."""
+        self._noted.update(names)
+
+    def expect(self, names) -> None:
+        """Names this build may write, written to the journal when it begins."""
+        self._expected.extend(name for name in names if name not in self._noted)
+
+    def begin(self, name: str | None = None) -> None:
+        """Before a write: the journal exists and names ``name``. The first call creates it
+        and flushes it to disk; later ones cost nothing unless ``name`` is new."""
+        new = [n for n in dict.fromkeys([*self._expected, name]) if n and n not in self._noted]
+        if self._descriptor is not None and not new:
+            return
+        self._expected = []
+        text = "".join(f"{n}\n" for n in new)
+        if self._descriptor is None:
+            # A recovering build appends to the journal it found: should it be stopped too,
+            # the next build still removes what either stopped build may have written.
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+            self._descriptor = os.open(self.path, flags, 0o644)
+            os.write(self._descriptor, ((HEADER if not self.recovering else "") + text).encode())
+            os.fsync(self._descriptor)
+            fsync_folder(self.path.parent)
+        elif text:
+            os.write(self._descriptor, text.encode("utf-8"))
+        self._noted.update(new)
+
+    @property
+    def begun(self) -> bool:
+        return self._descriptor is not None
+
+    def commit(self, state: dict) -> None:
+        """After the last write: ``state`` replaces the old one, and the journal is gone."""
+        write_atomically(self.state_path, json.dumps(state, sort_keys=True), durable=True)
+        self.close()
+        self.path.unlink(missing_ok=True)
+        fsync_folder(self.path.parent)
+        self.interrupted = None
+
+    def close(self) -> None:
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
+
+
+def _names(state: dict, section: str) -> list[str]:
+    found = state.get(section)
+    return [name for name in found if isinstance(name, str)] if isinstance(found, dict) else []
+
+
+def remove_partial_files(*folders: str | Path) -> None:
+    """Delete what writers stopped half-way left (``<name>.<pid>.partial``). Only while this
+    build holds the folders' locks: no live writer can own one then."""
+    for folder in folders:
+        for parent, _, files in os.walk(folder):
+            for name in files:
+                if name.endswith(PARTIAL_SUFFIX):
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(parent, name))
