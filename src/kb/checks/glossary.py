@@ -55,8 +55,18 @@ def _lines(text: str, first: int) -> Iterator[tuple[int, str, str]]:
     ``directive`` is the name of the innermost directive fence the line is in ("" outside)."""
     stack: list[tuple[str, str]] = []  # (fence marker, directive name)
     fence = ""
+    in_math = False
     for number, line in enumerate(text.split("\n")[first - 1 :], start=first):
         stripped = line.strip()
+        if (
+            not fence
+            and stripped.startswith("$$")
+            and (stripped == "$$" or not stripped.endswith("$$"))
+        ):
+            in_math = not in_math  # a display-math block opens or closes ("$$ (label)")
+            continue
+        if in_math:
+            continue
         if fence:
             if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
                 fence = ""
