@@ -8,8 +8,10 @@ as ablog finds them: Markdown files, MyST text notebooks and ``.ipynb`` notebook
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
+import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
@@ -22,7 +24,9 @@ from .checks.messages import say
 from .checks.notebook import check_source, is_ipynb
 from .checks.rawhtml import markdown_problems
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
+from .checks.sourcefiles import Unsafe, unsafe_sources
 from .config import KbConfig
+from .core.bounded import DEFAULT_LIMIT, read_bounded
 
 DEFAULT_PATTERN = "posts/**/*.md"
 
@@ -45,9 +49,13 @@ class Site:
         return tuple(self.conf.get("blog_authors") or {})
 
     @property
+    def own_host(self) -> str | None:
+        return urlsplit(str(self.conf.get("html_baseurl") or "")).hostname
+
+    @property
     def raw_html_hosts(self) -> tuple[str, ...]:
         """Hosts a post's HTML and images may load from: the setting, and the site's own."""
-        own = urlsplit(str(self.conf.get("html_baseurl") or "")).hostname
+        own = self.own_host
         return (*self.conf.get("kb_allow_raw_html_hosts", ()), *([own] if own else []))
 
     @property
@@ -57,6 +65,31 @@ class Site:
     def rules(self, today: date | None) -> Rules:
         return Rules(categories=self.categories, authors=self.authors, today=today)
 
+    @property
+    def max_file_bytes(self) -> int:
+        return self.conf.get("kb_max_file_bytes", DEFAULT_LIMIT)
+
+    @functools.cached_property
+    def unsafe(self) -> Unsafe:
+        """Posts and post folders never read (links out or round, FIFOs, files too large),
+        as the build finds them (kb.checks.sourcefiles)."""
+        from sphinx.project import EXCLUDE_PATHS
+        from sphinx.util.matching import compile_matchers
+
+        matchers = compile_matchers([*self.conf.get("exclude_patterns", []), *EXCLUDE_PATHS])
+        return unsafe_sources(
+            self.root,
+            self.conf.get("blog_post_pattern") or [DEFAULT_PATTERN],
+            DOC_SUFFIXES,
+            self.max_file_bytes,
+            excluded=lambda relpath: any(match(relpath) for match in matchers),
+        )
+
+    def _unread(self, relpath: str) -> bool:
+        return any(
+            relpath == left or relpath.startswith(f"{left}/") for left in self.unsafe.left_out
+        )
+
     def post_paths(self) -> list[Path]:
         patterns = self.conf.get("blog_post_pattern") or [DEFAULT_PATTERN]
         if isinstance(patterns, str):
@@ -65,7 +98,9 @@ class Site:
             Path(match)
             for pattern in patterns
             for match in glob(os.path.join(self.root, pattern), recursive=True)
-            if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
+            if match.endswith(DOC_SUFFIXES)
+            and os.path.isfile(match)
+            and not self._unread(os.path.relpath(match, self.root).replace(os.sep, "/"))
         }
         return sorted(found)
 
@@ -81,6 +116,8 @@ class Site:
             *conf.get("html_static_path", []),
             *conf.get("html_extra_path", []),
             *EXCLUDE_PATHS,
+            # Never walked by the build either; a pattern that matches only itself.
+            *(re.sub(r"([*?\[])", r"[\1]", name) for name in self.unsafe.left_out),
         ]
         suffixes = (".md", ".rst")
         if {"myst_nb", "nbsphinx"} & set(conf.get("extensions", [])):
@@ -159,6 +196,8 @@ def check_files(
     # A name that is not NFC is never read by Sphinx: reported, and not checked further.
     unicode = unicode_names(everything)
     unread: set[str] = set()  # docnames the build leaves out, as it does
+    unsafe = site.unsafe
+    whole = {site.relpath(path) for path in site.post_paths()} <= wanted
     for relpath, path in everything.items():
         if relpath in unicode:
             found += [(relpath, problem) for problem in unicode[relpath]]
@@ -166,8 +205,15 @@ def check_files(
             if nfc not in everything:
                 unread.add(posixpath.splitext(nfc)[0])
             continue
+        if relpath in unsafe.problems:
+            unread.add(posixpath.splitext(relpath)[0])
+            continue  # never read: reported below, as the build reports it
         try:
-            data = drafts[path].encode("utf-8") if path in drafts else path.read_bytes()
+            data = (
+                drafts[path].encode("utf-8")
+                if path in drafts
+                else read_bounded(path, site.max_file_bytes)
+            )
         except OSError as error:
             found.append((relpath, Problem(1, say("cannot_read", error=error.strerror or error))))
             continue
@@ -180,7 +226,13 @@ def check_files(
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         facts[relpath], problems = check_source(relpath, text, rules)
         if not is_ipynb(relpath):  # a notebook's raw HTML is found by the build, in its cells
-            problems += markdown_problems(text, site.raw_html_hosts, site.allow_raw_scripts)
+            problems += markdown_problems(
+                text,
+                site.raw_html_hosts,
+                site.allow_raw_scripts,
+                myst_extensions=site.conf.get("myst_enable_extensions", ()),
+                own_host=site.own_host,
+            )
         found += [(relpath, problem) for problem in problems]
     scheduled = scheduled_posts(facts, today)  # the build leaves them out, as here
     across = check_site(
@@ -193,4 +245,10 @@ def check_files(
     )
     found += [(relpath, problem) for relpath, problems in across.items() for problem in problems]
     found = [(relpath, problem) for relpath, problem in found if relpath in wanted]
+    found += [
+        (relpath, problem)
+        for relpath, problems in unsafe.problems.items()
+        if whole or relpath in wanted
+        for problem in problems
+    ]
     return sorted(found, key=lambda item: (item[0], item[1].line))

@@ -157,8 +157,8 @@ MESSAGES = {
     "never read or published: put the file itself here instead of the link",
     "source_link_loop": "this post is a symbolic link that leads to itself (a loop): replace the "
     "link with the file",
-    "source_not_regular": "this post is {kind}, not an ordinary file, and is never read: put an "
-    "ordinary file here",
+    "source_not_regular": "this post is not an ordinary file but {what}, and is never read: put "
+    "an ordinary file here",
     "source_too_large": "this post is larger than kb_max_file_bytes ({limit}) and is never read: "
     "split it, or raise kb_max_file_bytes in conf.py",
     "folder_link_out": "this folder is a symbolic link that leads outside the repository, and "

@@ -274,8 +274,9 @@ def _expand(paths: list[str]) -> list[Path]:
 
 def _shown(path: Path) -> str:
     """A path as the user can click it: relative to where kb runs, when it is below it."""
-    relative = os.path.relpath(path.resolve(), Path.cwd())
-    return str(path.resolve()) if relative.startswith("..") else relative
+    path = path.parent.resolve() / path.name  # a post that is a link is named as the link
+    relative = os.path.relpath(path, Path.cwd())
+    return str(path) if relative.startswith("..") else relative
 
 
 # -- kb serve -----------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Source files left out of what Sphinx finds, without changing the setting it compares.
 
-Drafts (:mod:`.drafts`) and posts Sphinx could not find by their name (:mod:`.validation`) are
-left out of a build by adding each to ``exclude_patterns``. Sphinx compares that setting with
+Posts and post folders that must never be read (links that lead out of the repository or go
+round, FIFOs, files over ``kb_max_file_bytes``: :mod:`kb.checks.sourcefiles`), drafts
+(:mod:`.drafts`) and posts Sphinx could not find by their name (:mod:`.validation`) are left
+out of a build by adding each to ``exclude_patterns``. Sphinx compares that setting with
 the last build's before it looks for files, and any difference makes it read every post again:
 adding a draft, or a draft's day coming, cost as much as a clean build (at 1000 posts: 107 s,
 against 4.2 s now). So the names join the setting only while Sphinx finds the files, from
@@ -17,6 +19,15 @@ import re
 from pathlib import Path
 
 from sphinx.application import ENV_PICKLE_FILENAME, Sphinx
+from sphinx.project import EXCLUDE_PATHS
+from sphinx.util import logging
+from sphinx.util.matching import compile_matchers
+
+from ..checks.sitechecks import DOC_SUFFIXES
+from ..checks.sourcefiles import unsafe_sources
+from .bounded import DEFAULT_LIMIT
+
+logger = logging.getLogger(__name__)
 
 
 def leave_out(app: Sphinx, relpaths) -> None:
@@ -33,6 +44,34 @@ def _exclude(app: Sphinx) -> None:
     # Each name as a pattern that matches only itself ("[" in a file name is no class).
     escaped = [re.sub(r"([*?\[])", r"[\1]", name) for name in sorted(set(app.kb_left_out))]
     config.exclude_patterns = [*config.exclude_patterns, *escaped]
+
+
+def _leave_out_unsafe(app: Sphinx, config) -> None:
+    """Posts and post folders Sphinx must never walk or read (:mod:`kb.checks.sourcefiles`):
+    links that lead out of the repository or go round, FIFOs, devices, files too large. Each
+    is a warning at its line 1, in the words of ``kb check``."""
+    suffixes = config.source_suffix  # as conf.py wrote it: Sphinx makes it a dict later
+    suffixes = (suffixes,) if isinstance(suffixes, str) else tuple(suffixes or ())
+    limit = getattr(config, "kb_max_file_bytes", DEFAULT_LIMIT)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        limit = DEFAULT_LIMIT  # reported as a configuration error at builder-inited
+    matchers = compile_matchers([*config.exclude_patterns, *EXCLUDE_PATHS])
+    found = unsafe_sources(
+        app.srcdir,
+        config.blog_post_pattern,
+        (*DOC_SUFFIXES, *suffixes),
+        limit,
+        excluded=lambda relpath: any(match(relpath) for match in matchers),
+    )
+    for relpath, problems in sorted(found.problems.items()):
+        for problem in problems:
+            logger.warning(
+                problem.message,
+                location=f"{Path(app.srcdir, relpath)}:{problem.line}",
+                type="kb",
+                subtype="path",
+            )
+    leave_out(app, found.left_out)
 
 
 def _config_inited(app: Sphinx, config) -> None:
@@ -54,6 +93,10 @@ def _files_found(app: Sphinx, env, added, changed, removed) -> list[str]:
 
 def setup_finding(app: Sphinx) -> None:
     app.kb_left_out = []
+    # Before anything reads a post: the drafts (400) read each post's date, ablog (500)
+    # matches the posts, and a build with no saved environment walks the source folder
+    # (900, below).
+    app.connect("config-inited", _leave_out_unsafe, priority=300)
     # After every config-inited handler that leaves files out (drafts: 400, validation: 500).
     app.connect("config-inited", _config_inited, priority=900)
     # Sphinx finds the files after builder-inited; the first env-get-outdated handler runs

@@ -11,7 +11,9 @@ would copy or quote whatever the path leads to. A file may be used only when
 * no part of its path is hidden (``.git``, ``.venv``, ``.env``, …) or a ``__pycache__``;
 * it is not in the build output (``_build``, or wherever this build writes);
 * it is not the site's configuration (``conf.py``), whose settings may hold secrets;
-* it has a type the place accepts (an image for images and ``og:image``, a CSV for data).
+* it has a type the place accepts (an image for images and ``og:image``, a CSV for data);
+* it is a regular file (no FIFO, device or folder) no larger than ``kb_max_file_bytes``
+  (:mod:`.bounded`, judged by ``os.stat`` alone, so nothing blocks or reads to find out).
 
 :func:`refusal` says why a file is refused (or None), :func:`check` also reports it at the
 post's line. Both decide before anything is read, so a refused file is neither read, nor
@@ -21,12 +23,16 @@ published, nor quoted in the log; the message shows only the path as the post wr
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
 from pathlib import Path
 
+from docutils.utils import DependencyList
 from sphinx.util import logging
 
 from ..checks.rawhtml import shorten
+from . import bounded
+from .bounded import INSIDE as INSIDE  # the rule's words, for every place that refuses
+from .bounded import Refusal as Refusal
 
 logger = logging.getLogger(__name__)
 
@@ -40,17 +46,6 @@ BUILD_FOLDER = "_build"
 GLOB_CHARACTERS = frozenset("*?[")
 
 
-@dataclass(frozen=True)
-class Refusal:
-    """Why a file may not be used, and what to write instead."""
-
-    reason: str
-    advice: str
-
-
-INSIDE = "put the file in the repository, next to the post, and give its path relative to the post"
-
-
 def refusal(
     path: str | os.PathLike,
     root: str | os.PathLike,
@@ -58,20 +53,20 @@ def refusal(
     blocked: tuple[str | os.PathLike, ...] = (),
     suffixes: tuple[str, ...] | None = None,
     kind: str = "",
+    limit: int | None = None,
 ) -> Refusal | None:
     """Why ``path`` (absolute, or relative to ``root``) may not be used; None when it may.
 
     ``root`` is the repository; ``blocked`` are folders whose files are never used (the build
     output); ``suffixes`` the file types the place accepts (None: any type), named ``kind``
-    in the message ("an image").
+    in the message ("an image"); ``limit`` the largest size in bytes (None: no limit).
     """
     root = Path(root).resolve()
     lexical = Path(os.path.normpath(Path(root, path)))
+    leaves = bounded.outside(path, root)
+    if leaves is not None:
+        return leaves
     resolved = Path(root, path).resolve()
-    if not resolved.is_relative_to(root):
-        if lexical.is_relative_to(root):
-            return Refusal("leads outside the repository through a symbolic link", INSIDE)
-        return Refusal("is outside the repository", INSIDE)
     for candidate in (lexical, resolved):
         if not candidate.is_relative_to(root):
             continue  # a symbolic link from outside into the repository: judge where it leads
@@ -110,6 +105,8 @@ def refusal(
         names = [suffix.lstrip(".") for suffix in suffixes]
         listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
         return Refusal(f"is not {kind}", f"give a {listed} file next to the post")
+    if limit is not None:
+        return bounded.refusal(resolved, limit)
     return None
 
 
@@ -136,6 +133,10 @@ def note_generated_folder(env, folder: str | os.PathLike) -> None:
 def site_refusal(env, path: str | os.PathLike, **options) -> Refusal | None:
     """:func:`refusal` for this build: the source folder is the repository, and the build's
     output and doctree folders are never read, except the folders of generated files."""
+    options.setdefault("limit", max_bytes(env))
+    refused = bounded.outside(Path(env.srcdir, path), env.srcdir)
+    if refused is not None and "loop" in refused.reason:
+        return refused
     resolved = Path(env.srcdir, path).resolve()
     for folder in getattr(env, GENERATED_FOLDERS, ()):
         if resolved.is_relative_to(folder):
@@ -143,6 +144,11 @@ def site_refusal(env, path: str | os.PathLike, **options) -> Refusal | None:
             return refusal(path, folder, **options)
     blocked = getattr(env, OUTPUT_FOLDERS, (str(env.doctreedir),))
     return refusal(path, env.srcdir, blocked=blocked, **options)
+
+
+def max_bytes(env) -> int:
+    """This build's ``kb_max_file_bytes``."""
+    return getattr(env.config, "kb_max_file_bytes", bounded.DEFAULT_LIMIT)
 
 
 def named_path(env, target: str, docname: str | None = None) -> Path:
@@ -228,3 +234,100 @@ def _merge(app, env, docnames, other) -> None:
 def has_glob(path: str) -> bool:
     """Whether a path has wildcards (``*``, ``?``, ``[``) beyond Sphinx's ``image.*``."""
     return bool(GLOB_CHARACTERS & set(path.removesuffix(".*")))
+
+
+# -- Markdown's {include}: judged before MyST reads the file ---------------------------------
+
+
+class GuardedDependencies(DependencyList):
+    """The document's ``record_dependencies`` (a docutils setting), judging each file as it
+    is added. MyST's ``{include}`` (``myst_parser.mocking.MockIncludeDirective``, in MyST
+    and MyST-NB alike) adds the file it names just before it reads it, so a refused file, a
+    FIFO, ``/dev/zero``, a file over ``kb_max_file_bytes`` or a file already being included
+    (a self-include, a cycle) is never read: the directive ends with nothing.
+
+    Other readers (docutils' rST ``include``, ``:file:``) add the file after reading it;
+    they are judged before, by their own directives (:mod:`kb.markup.files`).
+    """
+
+    def __init__(self, env, document, recorded: list) -> None:
+        super().__init__()
+        self.list = list(recorded)
+        self.env, self.document = env, document
+        self.parents: dict[Path, Path] = {}  # included file -> the file that includes it
+
+    def add(self, *paths: str | os.PathLike) -> None:
+        for path in paths:
+            self._judge(Path(path))
+        super().add(*paths)
+
+    def _judge(self, path: Path) -> None:
+        from docutils.parsers.rst import DirectiveError
+
+        document = self.document
+        source = Path(document.get("source") or self.env.doc2path(self.env.docname))
+        line = document.current_line
+        location = f"{source}:{line}" if line else (self.env.docname, None)
+        argument = _include_argument(source, line)
+        refused = None
+        if argument is not None:  # judged as written: MyST's path has its links followed
+            shown = argument
+            refused = site_refusal(self.env, named_path(self.env, argument))
+        else:
+            shown = os.path.relpath(path, source.parent)
+        refused = refused or site_refusal(self.env, path)
+        chain = self._chain(source)
+        if refused is None and path.resolve() in [p.resolve() for p in chain]:
+            files = [self._shown(p) for p in (*reversed(chain), path)]
+            refused = Refusal(
+                f"includes a file that is already being included ({' → '.join(files)})",
+                "remove the {include} that closes the circle",
+            )
+        if refused is not None:
+            warn("include", shown, refused, location, reading=self.env)
+            # MyST turns this into a message node of level 1 (info), which Sphinx drops: the
+            # warning is kb's own, above.
+            raise DirectiveError(1, "refused by kb")
+        self.parents[path.resolve()] = source
+
+    def _chain(self, source: Path) -> list[Path]:
+        """``source`` and the files that include it, up to the document."""
+        chain, seen = [source], {source.resolve()}
+        while (parent := self.parents.get(chain[-1].resolve())) is not None:
+            if parent.resolve() in seen:
+                break
+            chain.append(parent)
+            seen.add(parent.resolve())
+        return chain
+
+    def _shown(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(Path(self.env.srcdir).resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+
+_INCLUDE = re.compile(r"^\s*(?:`{3,}|~{3,}|:{3,})\s*\{include\}\s*(?P<target>\S.*?)\s*$")
+
+
+def _include_argument(source: Path, line: int | None) -> str | None:
+    """The path as the ``{include}`` at ``line`` of ``source`` wrote it, if it is there."""
+    if not line:
+        return None
+    try:
+        lines = bounded.read_bounded(source).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    found = _INCLUDE.match(lines[line - 1]) if line <= len(lines) else None
+    return found["target"] if found else None
+
+
+def guard_includes(document) -> None:
+    """Judge every file MyST's ``{include}`` reads into ``document`` before it reads it;
+    call when the document's parse starts."""
+    settings = document.settings
+    current = settings.record_dependencies
+    if isinstance(current, GuardedDependencies) or getattr(settings, "env", None) is None:
+        return
+    recorded = getattr(current, "list", [])
+    settings.record_dependencies = GuardedDependencies(settings.env, document, recorded)

@@ -12,7 +12,7 @@ from myst_parser.parsers.sphinx_ import MystParser
 from sphinx.util import logging
 
 from ..checks.notebook import notebook_kind, read_problems
-from ..core import ablog
+from ..core import ablog, paths
 from .state import NOTEBOOK_FILETYPE, flawed
 
 logger = logging.getLogger(__name__)
@@ -25,6 +25,7 @@ class NotebookParser(MystParser):
 
     def parse(self, inputstring: str, document) -> None:
         env = document.settings.env
+        paths.guard_includes(document)  # {include} in Markdown and notebooks alike
         path = str(env.doc2path(env.docname))
         translated = str(document.current_source or "").endswith("<translated>")
         kind = "" if translated else notebook_kind(path, inputstring)

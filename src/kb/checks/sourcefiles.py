@@ -1,0 +1,143 @@
+"""The post folders as files: what ``kb check`` and the build leave unread, and why.
+
+Sphinx walks the source folder following every symbolic link (``os.walk(followlinks=True)``)
+and reads every source it finds whole. So a post that is a link to a file outside the
+repository would be published, a link to a folder above it (``posts/up -> ..``) makes the walk
+go round for minutes, and a post that is a FIFO blocks the build forever. This walk goes
+first, never following a link it has not judged, over the folders that hold posts (the fixed
+start of each ``blog_post_pattern``, ``posts/``), and names what must stay unread:
+
+* a source (``.md``, ``.ipynb``, …) that is a link leading outside the repository, a loop of
+  links, not a regular file (FIFO, device), or larger than ``kb_max_file_bytes``;
+* a folder that is a link leading outside the repository, or to a folder that holds it.
+
+Each is a problem at the file's line 1; the build leaves it out of what Sphinx finds
+(:mod:`kb.core.finding`), ``kb check`` reports the same words. Pure: no Sphinx.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.bounded import DEFAULT_LIMIT, human
+from .messages import say
+from .model import Problem
+
+GLOB = frozenset("*?[")
+
+
+@dataclass
+class Unsafe:
+    """What the walk found: paths to leave unread (relative, with ``/``) and their problems."""
+
+    left_out: list[str] = field(default_factory=list)
+    problems: dict[str, list[Problem]] = field(default_factory=dict)
+
+    def refuse(self, relpath: str, message: str, **values) -> None:
+        self.left_out.append(relpath)
+        self.problems.setdefault(relpath, []).append(Problem(1, say(message, **values), "file"))
+
+
+def post_folders(patterns) -> list[str]:
+    """The fixed start of each pattern: ``posts/**/*.md`` -> ``posts``; ``*.md`` -> ``""``."""
+    patterns = [patterns] if isinstance(patterns, str) else list(patterns or ())
+    folders = set()
+    for pattern in patterns:
+        parts = []
+        for part in pattern.replace(os.sep, "/").split("/")[:-1]:
+            if GLOB & set(part):
+                break
+            parts.append(part)
+        folders.add("/".join(parts))
+    return sorted(folders)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe), whose reading waits forever"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"
+
+
+def unsafe_sources(
+    root: str | os.PathLike,
+    patterns,
+    suffixes: tuple[str, ...],
+    limit: int = DEFAULT_LIMIT,
+    excluded: Callable[[str], bool] = lambda relpath: False,
+) -> Unsafe:
+    """Walk the post folders of the site in ``root``; see the module's docstring.
+    ``excluded`` says which paths (relative, with ``/``) Sphinx never reads
+    (``exclude_patterns``): they are not walked."""
+    root = Path(os.path.realpath(root))
+    found = Unsafe()
+    seen: set[str] = set()
+    pending: list[tuple[Path, str]] = []
+    for folder in post_folders(patterns):
+        if folder and os.path.islink(root / folder):
+            _judge_link(root, root / folder, folder, suffixes, limit, found, pending)
+        else:
+            pending.append((root / folder, folder))
+    while pending:
+        folder, relative = pending.pop()
+        real = os.path.realpath(folder)
+        if real in seen or not os.path.isdir(folder):
+            continue
+        seen.add(real)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            relpath = f"{relative}/{entry.name}" if relative else entry.name
+            if excluded(relpath):
+                continue
+            if entry.is_symlink():
+                _judge_link(root, Path(entry.path), relpath, suffixes, limit, found, pending)
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append((Path(entry.path), relpath))
+            elif entry.name.endswith(suffixes):
+                _judge_file(entry.stat(follow_symlinks=False), relpath, limit, found)
+    found.left_out.sort()
+    return found
+
+
+def _judge_link(root: Path, path: Path, relpath: str, suffixes, limit, found, pending) -> None:
+    try:
+        target = Path(path).resolve(strict=True)
+    except FileNotFoundError:
+        return  # a broken link: Sphinx cannot read it and says so
+    except (OSError, RuntimeError):  # a loop of links
+        if path.name.endswith(suffixes):
+            found.refuse(relpath, "source_link_loop")
+        else:
+            found.refuse(relpath, "folder_link_loop")
+        return
+    if target.is_dir():
+        if not target.is_relative_to(root):
+            found.refuse(relpath, "folder_link_out")
+        elif path.parent.resolve().is_relative_to(target):
+            found.refuse(relpath, "folder_link_loop")
+        else:
+            pending.append((path, relpath))
+        return
+    if not path.name.endswith(suffixes):
+        return  # a data file or an image: judged where a post names it (kb.core.paths)
+    if not target.is_relative_to(root):
+        found.refuse(relpath, "source_link_out")
+        return
+    _judge_file(os.stat(path), relpath, limit, found)
+
+
+def _judge_file(status: os.stat_result, relpath: str, limit: int, found: Unsafe) -> None:
+    if not stat.S_ISREG(status.st_mode):
+        found.refuse(relpath, "source_not_regular", what=_kind(status.st_mode))
+    elif status.st_size > limit:
+        found.refuse(relpath, "source_too_large", limit=human(limit))
