@@ -75,6 +75,8 @@ exclude_patterns = [
     # The author's and maintainer's guides: a Sphinx project of their own (make docs).
     "docs",
     "README.md",
+    "CONTRIBUTING.md",
+    "CHANGELOG.md",
     ".ci",
     ".github",
     "**/.pytest_cache",

@@ -23,6 +23,8 @@ from sphinx.project import EXCLUDE_PATHS
 from sphinx.util import logging
 from sphinx.util.matching import compile_matchers
 
+from ..checks.ignored import ignored_sources
+from ..checks.messages import say
 from ..checks.sitechecks import DOC_SUFFIXES
 from ..checks.sourcefiles import unsafe_sources
 from .bounded import DEFAULT_LIMIT
@@ -74,6 +76,41 @@ def _leave_out_unsafe(app: Sphinx, config) -> None:
     leave_out(app, found.left_out)
 
 
+def _warn_ignored(app: Sphinx) -> None:
+    """A Markdown file or notebook the build never reads, because ``include_patterns`` names
+    no folder it is in and ``exclude_patterns`` does not leave it out on purpose: a warning that
+    names it, on every build (:mod:`kb.checks.ignored`)."""
+    config = app.config
+    included = config.include_patterns
+    if list(included) == ["**"]:
+        return  # Sphinx reads every source: none is left out without a pattern saying so
+    suffixes = (*DOC_SUFFIXES, *(config.source_suffix or {}))
+    matches_included = compile_matchers(included)
+    srcdir, outputs = Path(app.srcdir), (Path(app.outdir), Path(app.doctreedir))
+    skipped = [
+        f"{Path(folder).resolve().relative_to(srcdir.resolve()).as_posix()}"
+        for folder in outputs
+        if srcdir.resolve() in Path(folder).resolve().parents
+    ]
+    matches_excluded = compile_matchers(
+        [*getattr(app, "kb_configured_excludes", config.exclude_patterns), *EXCLUDE_PATHS]
+        + [*config.templates_path, *getattr(config, "html_static_path", []), *skipped]
+    )
+    shown = ", ".join(included)
+    for relpath in ignored_sources(
+        srcdir,
+        sorted(set(suffixes)),
+        lambda path: any(match(path) for match in matches_included),
+        lambda path: any(match(path) for match in matches_excluded),
+    ):
+        logger.warning(
+            say("ignored_file", path=relpath, included=shown),
+            location=f"{srcdir / relpath}:1",
+            type="kb",
+            subtype="ignored-file",
+        )
+
+
 def _config_inited(app: Sphinx, config) -> None:
     if not (Path(app.doctreedir) / ENV_PICKLE_FILENAME).is_file():
         _exclude(app)
@@ -81,6 +118,7 @@ def _config_inited(app: Sphinx, config) -> None:
 
 def _builder_inited(app: Sphinx) -> None:
     _exclude(app)
+    _warn_ignored(app)
 
 
 def _files_found(app: Sphinx, env, added, changed, removed) -> list[str]:
