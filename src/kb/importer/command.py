@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from ..checks.rawhtml import shorten
 from .arguments import UsageError, names_from
 from .detect import read
 from .model import ImportFileError, Item, Source
@@ -29,7 +30,9 @@ from .posts import (
     plain_text,
     redirect_docname,
     slugify,
+    title_text,
 )
+from .proof import ProofError, site_settings
 from .write import Existing, Post, Renderer, baseline, check, write
 
 OK, PROBLEMS, USAGE = 0, 1, 2
@@ -56,7 +59,9 @@ class Import:
     def __init__(self, site, source: Source, names: Names, uploads: Path | None, args):
         self.site, self.source, self.names, self.args = site, source, names, args
         self.shown = args.file
-        self.renderer = Renderer(source.site_url, uploads)
+        self.renderer = Renderer(
+            source.site_url, uploads, site_settings(site.conf), source.attachments
+        )
         self.existing = Existing.read(site)
         self.counts: Counter = Counter()
         self.redirects: list[tuple[str, str]] = []
@@ -99,7 +104,7 @@ class Import:
         self.say(item, f"error: {item.label} not imported: {message}")
 
     def prepare(self, item: Item, taken: dict[str, Item]) -> Post:
-        if not item.title.strip():
+        if not title_text(item.title):
             raise ItemError("it has no title: give it one on WordPress and export again")
         if item.date is None:
             raise ItemError("it has no date (or one that cannot be read)")
@@ -118,8 +123,14 @@ class Import:
         keys = authors(item, self.names)
         # A feed item with only its summary lives at its old address (a WXR post never does).
         summary_only = not item.raw and not item.content.strip()
-        external = item.link if summary_only and item.link.startswith("http") else ""
+        external = item.link if summary_only and item.link.startswith(("http:", "https:")) else ""
         description = plain_text(item.excerpt) if item.excerpt.strip() else ""
+        if summary_only and not external:
+            shown = shorten(item.link) or "none"
+            raise ItemError(
+                f"only a summary and no web address to link to (its link: {shown}): an "
+                "external post needs an http(s) address; import the full feed or export"
+            )
         if external and not description:
             raise ItemError("a feed item with neither its text nor a summary")
         path = old_path(item.link, self.source.site_url)
@@ -176,6 +187,8 @@ class Import:
             for post in posts:
                 try:
                     self.renderer.render(post, links, by_id)
+                except ProofError as error:
+                    failed[post.relpath] = [f"{error}: nothing was written for it"]
                 except Exception as error:  # noqa: BLE001 -- any HTML at all: report, never crash
                     failed[post.relpath] = [f"its HTML cannot be converted ({error!r})"]
             errors = failed or check(self.site, posts, before)

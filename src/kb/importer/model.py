@@ -46,6 +46,8 @@ class Item:
     source_id: str = ""  # the guid (WXR, RSS) or id (Atom): the same post in every export
     post_id: str = ""  # WordPress's numeric id, for ?p=123 links
     password: bool = False  # password-protected on WordPress
+    parent: str = ""  # WordPress's post_parent (an attachment's post, a page's parent page)
+    attachment_url: str = ""  # an attachment's file
     raw: bool = True  # content as stored (shortcodes, no <p>) rather than as a feed renders it
 
     @property
@@ -61,6 +63,8 @@ class Source:
     site_url: str = ""  # the WordPress site's own address: links below it are site-relative
     items: list[Item] = field(default_factory=list)
     author_names: dict[str, str] = field(default_factory=dict)  # WXR login -> display name
+    # WXR attachments by post id: url, parent (post id), title, caption, alt, image (bool)
+    attachments: dict[str, dict] = field(default_factory=dict)
 
 
 #: XML namespaces of the formats kb import reads.

@@ -204,9 +204,19 @@ def clean_tag(tag: str) -> str:
     return " ".join(folded.split()).strip("'[]")
 
 
+def title_text(title: str) -> str:
+    """A title as WordPress shows it, as text: its inline HTML (``<em>``...) read as a browser
+    reads it, so "Title <em>With</em> Markup" is "Title With Markup", not its tags."""
+    from bs4 import BeautifulSoup
+
+    return " ".join(BeautifulSoup(title, "html.parser").get_text().split())
+
+
 def escape_title(title: str) -> str:
-    """A title as Markdown text: the characters that would start markup, escaped."""
-    return re.sub(r"([\\`*_\[\]<>$])", r"\\\1", " ".join(html.unescape(title).split()))
+    """A title as Markdown text that shows exactly its text (:func:`kb.importer.escape.text`)."""
+    from .escape import text
+
+    return text(title_text(title))
 
 
 def front_matter(

@@ -9,6 +9,8 @@ Before the HTML reaches the converter (:mod:`.convert`) this module
 - replaces math (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``, ``[latex]...[/latex]``,
   Jetpack's ``$latex ...$``) by placeholders that the converter cannot escape, and gives back
   the MyST dollar math that goes in their place (:meth:`Held.restore`);
+- makes its placeholders of letters drawn at random for each post and absent from its text, so
+  no text can be taken for one, and checks that none is left (:meth:`Held.leftover`);
 - adds the paragraphs that WordPress's ``wpautop`` adds when it shows a classic-editor post.
 """
 
@@ -16,9 +18,9 @@ from __future__ import annotations
 
 import html
 import re
+import secrets
 from dataclasses import dataclass, field
 
-_TOKEN = re.compile(r"kbheld(\d+)x")
 _HELD_ELEMENTS = re.compile(r"<(pre|code|script|style|textarea)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 #: SyntaxHighlighter Evolved's shortcodes: [code], [sourcecode] and one per language.
 _CODE_LANGUAGES = "cpp c cuda python py bash shell sh text plain js javascript json yaml xml"
@@ -28,6 +30,8 @@ _CODE_SHORTCODE = re.compile(
 )
 _CAPTION = re.compile(r"\[(caption|wp_caption)(\s[^\]]*)?\](.*?)\[/\1\]", re.S | re.I)
 _EMBED = re.compile(r"\[embed(\s[^\]]*)?\]\s*(\S+?)\s*\[/embed\]", re.S | re.I)
+_GALLERY = re.compile(r"\[gallery(\s[^\]]*)?\]", re.I)
+_PLAYER = re.compile(r"\[(audio|video)(\s[^\]]*)?\](?:(.*?)\[/\1\])?", re.S | re.I)
 _LATEX = re.compile(r"\[(latex|math)\](.*?)\[/\1\]", re.S | re.I)
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'\]]+))""")
 _SHORTCODE = re.compile(r"\[(\[?)([a-z][\w-]*)(\s[^\]\[]*?)?(/?)\](\]?)", re.I)
@@ -50,39 +54,60 @@ _BLOCK = (
 )
 
 
+def _prefix(source: str) -> str:
+    """Letters that do not occur in ``source`` (nor does any text the converter makes of it)."""
+    while True:
+        prefix = "kb" + "".join(secrets.choice("bcdfghjklmnpqrstvwxz") for _ in range(12))
+        if prefix not in source.lower():
+            return prefix
+
+
 @dataclass
 class Held:
     """What was set aside: HTML to put back before converting, Markdown to put back after."""
 
+    source: str = ""
     html: list[str] = field(default_factory=list)
-    markdown: dict[int, str] = field(default_factory=dict)
+    markdown: dict[int, tuple[str, bool]] = field(default_factory=dict)  # index -> (TeX, display)
     unknown: list[str] = field(default_factory=list)  # shortcodes we could not convert
     math: list[tuple[str, bool]] = field(default_factory=list)  # (TeX, display)
+    restored: list[str] = field(default_factory=list)  # the TeX put back, in order
+    inline: set[int] = field(default_factory=set)  # display formulas inside inline markup
+
+    def __post_init__(self) -> None:
+        self.prefix = _prefix(self.source)
+        self.token = re.compile(rf"{self.prefix}(\d+)x")
 
     def keep(self, text: str) -> str:
         self.html.append(text)
-        return f"kbheld{len(self.html) - 1}x"
+        return f"{self.prefix}{len(self.html) - 1}x"
 
-    def keep_math(self, tex: str, display: bool) -> str:
+    def keep_math(self, tex: str, display: bool, original: str = "") -> str:
         tex = html.unescape(re.sub(_BR, "\n", tex)).strip()
-        if not tex:
-            return ""  # an empty formula shows nothing, and MyST would warn about it
-        self.math.append((tex, display))
-        token = self.keep("")
+        if not tex or "$" in tex:  # MyST warns of an empty formula; a "$" would end one early
+            return self.keep(html.escape(html.unescape(original), quote=False))
         if display:
             tex = re.sub(r"\n\s*\n", "\n", tex)  # a blank line would end MyST's $$ block
-        self.markdown[len(self.html) - 1] = f"\n\n$$\n{tex}\n$$\n\n" if display else f"${tex}$"
-        return token
+        self.math.append((tex, display))
+        token = self.keep("")
+        self.markdown[len(self.html) - 1] = (tex, display)
+        # A display formula may become a block of its own: the text after it then starts a
+        # line, and starts a word, so that the converter escapes what a line start would read.
+        return f" {token} " if display else token
+
+    def leftover(self, markdown: str) -> bool:
+        """Is a placeholder left in ``markdown``?"""
+        return self.prefix in markdown
 
     def unhold_html(self, text: str) -> str:
         """The set-aside HTML back in place (math placeholders stay for the converter)."""
         text = re.sub(
-            r"<p>\s*(kbheld\d+x)\s*</p>",
+            rf"<p>\s*({self.prefix}\d+x)\s*</p>",
             lambda m: m.group(0) if self._is_math(m.group(1)) else m.group(1),
             text,
         )
         for _ in range(3):  # a held <pre> may hold a held <code>
-            text = _TOKEN.sub(
+            text = self.token.sub(
                 lambda m: (
                     m.group(0) if int(m.group(1)) in self.markdown else self.html[int(m.group(1))]
                 ),
@@ -91,34 +116,60 @@ class Held:
         return text
 
     def restore(self, markdown: str) -> str:
+        """The formulas in place of their placeholders: a display formula alone on its line
+        as a ``$$`` block (indented as that line is), any other as inline math."""
+
         def put_back(match: re.Match) -> str:
-            index = int(match.group(2))
+            index = int(match.group("index"))
             if index not in self.markdown:
                 return match.group(0)
-            text = self.markdown[index]
-            return text if text.startswith("\n") else match.group(1) + text + match.group(3)
+            tex, display = self.markdown[index]
+            self.restored.append(tex)
+            indent, before, after = (
+                match.group("indent"),
+                match.group("before"),
+                match.group("after"),
+            )
+            display = display and index not in self.inline
+            if display and not indent:  # a block of its own, as WordPress shows it
+                block = "\n".join(["$$", *tex.split("\n"), "$$"])
+                return f"{before.rstrip()}\n\n{block}\n\n{after.lstrip()}".strip("\n")
+            if display and not before.strip() and not after.strip():
+                return "\n".join(indent + line for line in ["$$", *tex.split("\n"), "$$"])
+            # Inline, MyST reads only single dollars (dmath_double_inline is off by default).
+            return f"{indent}{before}${' '.join(tex.split())}${after}"
 
-        return re.sub(r"([ \t]*)kbheld(\d+)x([ \t]*)", put_back, markdown)
+        pattern = re.compile(
+            rf"^(?P<indent>[ \t>]*)(?P<before>.*?){self.prefix}(?P<index>\d+)x(?P<after>.*)$", re.M
+        )
+        while True:
+            restored = pattern.sub(put_back, markdown)
+            if restored == markdown:
+                return restored
+            markdown = restored
 
     def _is_math(self, token: str) -> bool:
-        return int(_TOKEN.fullmatch(token).group(1)) in self.markdown
+        return int(self.token.fullmatch(token).group(1)) in self.markdown
 
 
-def prepare(source: str, held: Held, autop: bool) -> str:
+def prepare(source: str, held: Held, autop: bool, gallery=None) -> str:
     """WordPress HTML ready for the converter, with shortcodes and math dealt with."""
     text = source.replace("\r\n", "\n").replace("\r", "\n")
     # A code block is a block of its own, also where the classic editor's paragraphs go.
     text = _CODE_SHORTCODE.sub(lambda m: "\n\n" + held.keep(_code_block(m)) + "\n\n", text)
     text = _HELD_ELEMENTS.sub(lambda m: _hold_element(m, held), text)
-    text = _LATEX.sub(lambda m: held.keep_math(m.group(2), display=False), text)
+    text = _LATEX.sub(lambda m: held.keep_math(m.group(2), False, m.group(0)), text)
     text = _MATH.sub(lambda m: _math(m, held), text)
     text = _CAPTION.sub(_caption, text)
     text = _EMBED.sub(
-        lambda m: f'<p><a href="{html.escape(m.group(2))}">{m.group(2)}</a></p>', text
+        lambda m: f'\n\n<p class="kb-embed">{html.escape(html.unescape(m.group(2)))}</p>\n\n', text
     )
+    text = _PLAYER.sub(_player, text)
+    if gallery is not None:
+        text = _GALLERY.sub(lambda m: _gallery(m, gallery), text)
     text = _SHORTCODE.sub(lambda m: _other_shortcode(m, held), text)
     if autop and "<!-- wp:" not in text:
-        text = wpautop(text)
+        text = wpautop(text, held.token)
     return held.unhold_html(text)
 
 
@@ -137,9 +188,9 @@ def _math(match: re.Match, held: Held) -> str:
         ("inline", False),
     ):
         if match.group(name) is not None:
-            return held.keep_math(match.group(name), display)
+            return held.keep_math(match.group(name), display, match.group(0))
     tex = re.sub(r"&(amp;)?(bg|fg|s)=[^&\s]*", "", match.group("jetpack"))  # Jetpack's colours
-    return held.keep_math(tex, display=False)
+    return held.keep_math(tex, False, match.group(0))
 
 
 def _attributes(text: str | None) -> dict[str, str]:
@@ -158,6 +209,28 @@ def _code_block(match: re.Match) -> str:
     code = html.unescape(code).strip("\n")  # SyntaxHighlighter stores code as typed
     attribute = f' class="language-{language}"' if language else ""
     return f"<pre><code{attribute}>{html.escape(code, quote=False)}</code></pre>"
+
+
+def _gallery(match: re.Match, gallery) -> str:
+    found = gallery(_attributes(match.group(1)))
+    return f"\n\n{found}\n\n" if found else match.group(0)
+
+
+def _player(match: re.Match) -> str:
+    """``[audio mp3="..."]``, ``[video src="..."]``: the element the shortcode shows."""
+    options = _attributes(match.group(2))
+    src = next(
+        (
+            options[k]
+            for k in ("src", "mp3", "m4a", "ogg", "wav", "mp4", "webm", "ogv", "mov")
+            if options.get(k)
+        ),
+        (match.group(3) or "").strip(),
+    )
+    if not src:
+        return match.group(0)
+    name = match.group(1).lower()
+    return f'\n\n<figure><{name} src="{html.escape(src)}"></{name}></figure>\n\n'
 
 
 def _caption(match: re.Match) -> str:
@@ -180,7 +253,7 @@ def _other_shortcode(match: re.Match, held: Held) -> str:
     return match.group(0)
 
 
-def wpautop(text: str) -> str:
+def wpautop(text: str, token: re.Pattern) -> str:
     """Paragraphs for a classic-editor post, as WordPress adds them when it shows one:
     a blank line ends a paragraph and a single line break is a ``<br />``."""
     text = re.sub(rf"(<(?:{_BLOCK})[\s/>])", r"\n\n\1", text, flags=re.I)
@@ -190,7 +263,7 @@ def wpautop(text: str) -> str:
         chunk = chunk.strip()
         if not chunk:
             continue
-        if re.match(rf"</?(?:{_BLOCK})[\s/>]", chunk, re.I) or _TOKEN.fullmatch(chunk):
+        if re.match(rf"</?(?:{_BLOCK})[\s/>]", chunk, re.I) or token.fullmatch(chunk):
             chunks.append(chunk)
         else:
             chunks.append("<p>" + re.sub(r"(?<!<br />)\s*\n", "<br />\n", chunk) + "</p>")

@@ -15,15 +15,20 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from ..checks.frontmatter import read_front_matter
 from ..site import Site, check_files
+from . import media
 from .model import Item
 from .posts import escape_title, old_path, redirect_docname
 
-_UPLOADS = re.compile(r"/(?:wp-content/)?(?:uploads|files)/(.+)$")
-_SIZE_VARIANT = re.compile(r"-\d+x\d+(\.\w+)$")
+#: What --uploads may copy next to a post: images (and the players' media), never a file that
+#: Sphinx would build as a page (.md, .ipynb, .rst) or run (.py).
+COPIED_SUFFIXES = {
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp",
+    ".mp3", ".ogg", ".oga", ".wav", ".m4a", ".mp4", ".webm", ".ogv", ".mov",
+}  # fmt: skip
 
 
 @dataclass
@@ -37,6 +42,8 @@ class Post:
     text: str = ""
     images: dict[str, Path] = field(default_factory=dict)  # file name in the folder -> source
     notes: list[str] = field(default_factory=list)
+    seen: dict[str, str] = field(default_factory=dict)  # each image's address, looked up once
+    noted: set[str] = field(default_factory=set)  # images reported as not copied
     fixed_notes: list[str] = field(default_factory=list)  # from the item, not its HTML
 
     @property
@@ -94,19 +101,31 @@ def _tag_slug(tag: str) -> str:
 class Renderer:
     """Renders posts: body conversion with local images and links between imported posts."""
 
-    def __init__(self, site_url: str, uploads: Path | None):
+    def __init__(
+        self,
+        site_url: str,
+        uploads: Path | None,
+        settings: tuple = (),
+        attachments: dict[str, dict] | None = None,
+    ):
         self.site_url, self.uploads = site_url.rstrip("/"), uploads
+        self.settings, self.attachments = settings, attachments or {}
 
     def render(self, post: Post, links: dict[str, str], by_id: dict[str, str]) -> None:
         from .convert import to_myst  # BeautifulSoup and markdownify: only when importing
+        from .proof import prove
 
-        post.images, post.notes = {}, list(post.fixed_notes)
+        post.images, post.notes, post.seen, post.noted = {}, list(post.fixed_notes), {}, set()
         conversion = to_myst(
             post.body_html,
             raw=post.item.raw,
-            image=lambda src: self._image(post, src),
+            image=lambda src, note=True: self._image(post, src, note),
             link=lambda href: self._link(href, links, by_id),
+            gallery=lambda options: media.gallery_html(
+                options, self.attachments, post.item.post_id
+            ),
         )
+        prove(conversion.markdown, conversion.emitted, self.settings)
         post.notes += conversion.notes
         post.notes += _math_notes(conversion.math)
         body = conversion.markdown if conversion.markdown.strip() else ""
@@ -116,17 +135,26 @@ class Renderer:
     def _absolute(self, address: str) -> str:
         return urljoin(self.site_url + "/", address) if self.site_url else address
 
-    def _image(self, post: Post, src: str) -> str:
+    def _image(self, post: Post, src: str, note: bool = True) -> str:
         if src.startswith("data:"):
             return src
         url = self._absolute(src.strip())
-        found = _UPLOADS.search(unquote(urlsplit(url).path))
-        if found and self.uploads is not None:
-            wanted = found.group(1)
-            for candidate in (wanted, _SIZE_VARIANT.sub(r"\1", wanted)):
-                file = (self.uploads / candidate).resolve()
-                if file.is_relative_to(self.uploads.resolve()) and file.is_file():
-                    return f"{post.folder.name}/{_add_image(post, file)}"
+        if url not in post.seen or note and post.seen[url] == url and url not in post.noted:
+            post.seen[url] = self._find(post, url, note)
+        return post.seen[url]
+
+    def _find(self, post: Post, url: str, note: bool) -> str:
+        for candidate in media.upload_path(url) if self.uploads is not None else ():
+            file = (self.uploads / candidate).resolve()
+            if (
+                file.suffix.lower() in COPIED_SUFFIXES
+                and file.is_relative_to(self.uploads.resolve())
+                and file.is_file()
+            ):
+                return f"{post.folder.name}/{_add_image(post, file)}"
+        if not note:
+            return url
+        post.noted.add(url)
         host = urlsplit(url).netloc or "another site"
         where = (
             f"not in {self.uploads}" if self.uploads is not None else "not copied (no --uploads)"

@@ -9,6 +9,7 @@ content is as WordPress stores it: shortcodes unexpanded and, from the classic e
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from urllib.parse import unquote
 
@@ -17,6 +18,7 @@ from lxml import etree
 from .model import CONTENT, DC, Category, Item, Source
 
 EXCERPT_SUFFIX = "excerpt/"
+IMAGE = re.compile(r"\.(png|jpe?g|gif|webp|svg|avif|bmp)$", re.I)
 
 
 def read(root: etree._Element, wp: str) -> Source:
@@ -34,7 +36,25 @@ def read(root: etree._Element, wp: str) -> Source:
         if login:
             source.author_names[login] = text(author, "wp:author_display_name") or login
     for element in channel.iterfind("item"):
-        source.items.append(_item(element, text, ns))
+        item = _item(element, text, ns)
+        source.items.append(item)
+        if item.kind == "attachment" and item.post_id and item.attachment_url:
+            alt = next(
+                (
+                    text(meta, "wp:meta_value")
+                    for meta in element.iterfind("wp:postmeta", ns)
+                    if text(meta, "wp:meta_key") == "_wp_attachment_image_alt"
+                ),
+                "",
+            )
+            source.attachments[item.post_id] = {
+                "url": item.attachment_url,
+                "parent": item.parent,
+                "title": item.title,
+                "caption": item.excerpt.strip(),
+                "alt": alt,
+                "image": bool(IMAGE.search(item.attachment_url)),
+            }
     return source
 
 
@@ -55,6 +75,8 @@ def _item(element, text, ns) -> Item:
         source_id=text(element, "guid") or text(element, "link"),
         post_id=text(element, "wp:post_id"),
         password=bool(text(element, "wp:post_password")),
+        parent=text(element, "wp:post_parent"),
+        attachment_url=text(element, "wp:attachment_url"),
     )
     for term in element.iterfind("category"):
         name = "".join(term.itertext()).strip()

@@ -1,0 +1,259 @@
+"""Issue 31, item 2: text that `kb import` brings in can never become MyST markup.
+
+The converter escapes every character MyST could read as syntax, chooses each code fence longer
+than any backtick run inside it, and draws its placeholders at random for each post; then
+:mod:`kb.importer.proof` parses the post with MyST's parser and refuses any directive, role,
+target, comment, math or raw HTML it did not write on purpose. These tests feed it the crafted
+item of the issue and generated text, and check what MyST reads and what the built page shows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+from pathlib import Path
+
+import pytest
+from authoring import build
+from bs4 import BeautifulSoup
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
+
+from kb.cli import main
+from kb.importer.convert import to_myst
+from kb.importer.proof import SYNTAX, Emitted, ProofError, prove
+
+#: Each line is a way into MyST from plain text, found in the hostile round of issue 31.
+HOSTILE_LINES = [
+    "```{literalinclude} ../../conf.py",
+    "```",
+    ":::{raw} html",
+    "<script>alert(1)</script>",
+    ":::",
+    "{raw}`html <script>alert(2)</script>`",
+    "(secret-label)=",
+    "% a MyST comment that hides the rest of the line",
+    "+++ a block break",
+    "costs $5, or $ 6 with $$ signs",
+    "{{ substitution }}",
+    "[^1]: a footnote",
+    ": a definition",
+    ":field: value",
+    "# not a heading",
+    "1. not a list",
+    "- not a list",
+    "> not a quote",
+    "===",
+    "| a | b |",
+    "| - | - |",
+    "[link](javascript:alert(3)) ![img](https://evil.example/x.png)",
+    "<img src=x onerror=alert(4)> &lt;b&gt; &amp;copy;",
+    "\\begin{equation}x\\end{equation}",
+    "*a*{#id .cls} ~~struck~~ kbheld0x kbheld1x",
+]
+CRAFTED = "".join(f"<p>{html.escape(line)}</p>" for line in HOSTILE_LINES)
+PRE = (
+    "<pre>" + html.escape("\n".join(["before", "```", "```{eval-rst}", "````", "after"])) + "</pre>"
+)
+
+
+def md_parser():
+    config = MdParserConfig(enable_extensions=set(SYNTAX))
+    return create_md_parser(config, RendererHTML)
+
+
+def shown_text(markdown: str) -> str:
+    """What a reader sees: the Markdown rendered to HTML by MyST's parser, as text."""
+    return BeautifulSoup(md_parser().render(markdown), "html.parser").get_text()
+
+
+MARKUP = ("myst_", "math", "html", "footnote", "substitution", "dl_")
+MARKUP_BLOCKS = ("amsmath", "field_list_open", "s_open", "code_block")
+
+
+def markup_tokens(markdown: str) -> list[str]:
+    tokens = md_parser().parse(markdown)
+    found = []
+    for token in [*tokens, *(c for t in tokens for c in (t.children or []))]:
+        if token.type in ("fence", "colon_fence") and token.info.startswith("{"):
+            found.append(token.info)
+        elif token.type.startswith(
+            ("myst_", "math", "html", "footnote", "substitution", "dl_")
+        ) or token.type in ("amsmath", "field_list_open", "s_open", "code_block"):
+            found.append(token.type)
+    return found
+
+
+def test_every_hostile_line_is_text_and_the_proof_holds():
+    conversion = to_myst(CRAFTED, raw=False)
+    prove(conversion.markdown, conversion.emitted)  # raises if anything became markup
+    assert markup_tokens(conversion.markdown) == []
+    shown = " ".join(shown_text(conversion.markdown).split())
+    for line in HOSTILE_LINES:
+        assert " ".join(line.split()) in shown
+
+
+def test_a_backtick_line_inside_pre_stays_inside_the_code_block():
+    conversion = to_myst(PRE, raw=False)
+    prove(conversion.markdown, conversion.emitted)
+    (fence,) = [t for t in md_parser().parse(conversion.markdown) if t.type == "fence"]
+    assert fence.content == "before\n```\n```{eval-rst}\n````\nafter\n"
+    assert fence.markup == "`````"  # one longer than the longest run inside
+
+
+def test_inline_code_with_backticks_is_one_code_span():
+    conversion = to_myst("<p>Run <code>a ``` b ` c</code> now</p>", raw=False)
+    (code,) = [
+        c
+        for t in md_parser().parse(conversion.markdown)
+        for c in t.children or []
+        if c.type == "code_inline"
+    ]
+    assert code.content == "a ``` b ` c"
+
+
+def test_placeholders_never_leak_and_never_replace_text():
+    source = "<p>kbheld0x kbheld1x kbheld2x $a$</p><pre>kbheld0x</pre>"
+    conversion = to_myst(source, raw=True)
+    assert conversion.markdown == "kbheld0x kbheld1x kbheld2x $a$\n\n```\nkbheld0x\n```\n"
+    assert conversion.emitted.counts == {("math", "a"): 1}
+
+
+def test_the_proof_refuses_markup_it_was_not_told_about():
+    with pytest.raises(ProofError, match="directive eval-rst"):
+        prove("```{eval-rst}\n.. raw:: html\n```\n", Emitted())
+    with pytest.raises(ProofError, match="myst_target"):
+        prove("(x)=\n# T\n", Emitted())
+    with pytest.raises(ProofError, match="role raw"):
+        prove("{raw}`html <b>`\n", Emitted())
+    with pytest.raises(ProofError, match="math"):
+        prove("$x$\n", Emitted())
+    emitted = Emitted()
+    emitted.add("directive", "figure")
+    emitted.add("math", "x")
+    prove("```{figure} a.png\n:alt: a\n\nA $x$ caption\n```\n", emitted)
+    with pytest.raises(ProofError, match="role raw"):  # a figure's caption is proved too
+        prove("```{figure} a.png\n\n{raw}`html <b>`\n```\n", emitted)
+
+
+ALPHABET = st.characters(
+    codec="utf-8", categories=("L", "N", "P", "S", "Zs"), include_characters="\n\t`$%:{}()[]<>"
+)
+TEXT = st.lists(
+    st.one_of(
+        st.text(alphabet=ALPHABET, max_size=8),
+        st.sampled_from(["```", ":::", "(x)=", "{r}`x`", "kbheld0x", "% ", "\n", "1. ", "$$"]),
+    ),
+    max_size=8,
+).map("".join)
+
+
+@given(
+    words=st.lists(TEXT, min_size=1, max_size=4),
+    wrapper=st.sampled_from(["p", "li", "h2", "td", "blockquote", "pre", "code", "em", "a"]),
+)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_generated_text_stays_text(words, wrapper):
+    text = " ".join(words)
+    inner = html.escape(text, quote=False)
+    markup = {
+        "li": f"<ul><li>{inner}</li></ul>",
+        "td": f"<table><tr><th>h</th></tr><tr><td>{inner}</td></tr></table>",
+        "a": f'<p><a href="https://example.org/{html.escape(text)}">{inner}</a></p>',
+        "em": f"<p>x <em>{inner}</em> y</p>",
+    }.get(wrapper, f"<{wrapper}>{inner}</{wrapper}>")
+    conversion = to_myst(markup, raw=False)
+    prove(conversion.markdown, conversion.emitted)
+    assert markup_tokens(conversion.markdown) == [] or conversion.emitted.counts
+    if wrapper in ("p", "h2", "li", "em", "blockquote") and not conversion.emitted.counts:
+        seen = " ".join(shown_text(conversion.markdown).split())
+        assert " ".join(text.split()) in seen
+
+
+# -- Through kb import, kb check and the build ----------------------------------------------------
+
+CONF = """\
+extensions = ["myst_parser", "ablog", "kb"]
+project = "Hostile import"
+html_theme = "furo"
+exclude_patterns = ["_build"]
+nitpicky = True
+blog_path = "blog"
+blog_baseurl = "https://hostile.example.org/"
+blog_post_pattern = "posts/*/*.md"
+blog_authors = {"mira": ("Mira Okafor", None)}
+blog_feed_templates = {}
+skip_injecting_base_ablog_templates = True
+post_auto_orphan = True
+myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "attrs_inline"]
+kb_categories = ["Article"]
+SECRET_IN_CONF = "conf-py-must-never-be-published"
+"""
+
+
+def feed(body: str, summary: str = "", link: str = "https://old.example.org/2025/01/x/") -> str:
+    content = f"<content:encoded><![CDATA[{body}]]></content:encoded>" if body else ""
+    return f"""<?xml version="1.0"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/">
+<channel><title>Old</title><link>https://old.example.org/</link>
+<item><title>Crafted `item` {{raw}}</title><link>{link}</link>
+<pubDate>Tue, 14 Jan 2025 09:30:00 +0000</pubDate><author>x@example.org (mira)</author>
+<category>Article</category><guid>crafted-1</guid>
+<description><![CDATA[{summary}]]></description>{content}</item>
+</channel></rss>
+"""
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile") / "site"
+    (root / "posts").mkdir(parents=True)
+    (root / "conf.py").write_text(CONF, encoding="utf-8")
+    (root / "index.md").write_text("# Hostile import\n\nPosts.\n", encoding="utf-8")
+    source = root.parent / "feed.xml"
+    source.write_text(feed(CRAFTED + PRE + "<p>```{literalinclude} ../../conf.py</p>"), "utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["import", str(source)])
+    app, warnings = build(root)
+    return root, status, out.getvalue() + err.getvalue(), Path(app.outdir), warnings
+
+
+def test_the_crafted_item_is_imported_as_text(imported):
+    root, status, output, _, _ = imported
+    assert status == 0, output
+    (post,) = (root / "posts").rglob("*.md")
+    assert "# Crafted \\`item\\` \\{raw\\}" in post.read_text(encoding="utf-8")
+
+
+def test_the_built_page_shows_the_text_and_runs_nothing(imported):
+    _, _, _, outdir, warnings = imported
+    assert warnings == []
+    (page,) = (outdir / "posts").rglob("*.html")
+    text = page.read_text(encoding="utf-8")
+    soup = BeautifulSoup(text, "html.parser")
+    body = soup.find("article") or soup
+    assert "conf-py-must-never-be-published" not in text
+    assert body.find("script") is None and body.find("img", onerror=True) is None
+    shown = body.get_text()
+    for line in ("```{literalinclude} ../../conf.py", "(secret-label)=", "{raw}`html"):
+        assert line in shown
+    assert "kbheld0x kbheld1x" in shown
+
+
+def test_a_summary_only_item_without_an_http_link_is_refused(tmp_path):
+    root = tmp_path / "site"
+    (root / "posts").mkdir(parents=True)
+    (root / "conf.py").write_text(CONF, encoding="utf-8")
+    source = tmp_path / "feed.xml"
+    source.write_text(feed("", "Only a summary.", link="ftp://old.example.org/x"), "utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["import", str(source)])
+    assert status == 1
+    assert "only a summary and no web address to link to" in out.getvalue()
+    assert not list((root / "posts").rglob("*.md"))
