@@ -15,6 +15,10 @@ Pure functions over a file's text, like the other checks: ``kb check`` and the b
   MyST-NB keep it in the notebook's metadata (a date must be quoted).
 * ``kb_execute: cache`` (or ``force``) opts a notebook into running at build time; anything
   else is reported, and so is the key on a Markdown post.
+* Only the site decides whether a notebook runs: ``mystnb`` (MyST-NB's settings, which would
+  override every ``nb_*`` of ``conf.py``, ``execution_mode`` included) and ``execution``
+  (jupyter-cache's timeout and errors) in a notebook's metadata or a text notebook's front
+  matter are refused, and such a notebook is never handed to MyST-NB (:func:`read_problems`).
 
 No nbformat here: ``json`` reads the file, and the structure MyST-NB relies on is checked by
 hand, so ``kb check`` stays fast on a site with notebooks.
@@ -35,6 +39,8 @@ from .postbody import BodyFacts, read_body
 
 #: ``kb_execute`` values, as MyST-NB's ``execution_mode`` of the notebook; "off" is the default.
 EXECUTE_MODES = ("cache", "force", "off")
+#: Keys of a notebook's metadata that MyST-NB or jupyter-cache read as settings of their own.
+OWN_SETTINGS = ("mystnb", "execution")
 #: What a cell's ``id`` may be (nbformat 4.5).
 _CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _OUTPUT_KEYS = {
@@ -90,6 +96,7 @@ def check_source(path: str, text: str, rules: Rules) -> tuple[PostFacts, list[Pr
     fields, _, _ = read_markdown_front_matter(text)
     if is_text_notebook(fields):
         problems += _unquoted(fields) + _execute_problems(fields, "front matter")
+        problems += _own_settings(fields, "front matter")
     elif "kb_execute" in fields:
         line = fields["kb_execute"].line
         problems.append(Problem(line, say("kb_execute_markdown"), "kb_execute"))
@@ -99,9 +106,20 @@ def check_source(path: str, text: str, rules: Rules) -> tuple[PostFacts, list[Pr
 def read_problems(path: str, text: str) -> list[Problem]:
     """What keeps MyST-NB from reading a notebook (the build then renders nothing of it)."""
     if is_ipynb(path):
-        return read_ipynb(text)[1]
+        notebook, problems = read_ipynb(text)
+        return problems if notebook is None else _own_settings(_ipynb_fields(notebook), "")
     fields, _, problems = read_markdown_front_matter(text)
-    return problems + _unquoted(fields)
+    return problems + _unquoted(fields) + _own_settings(fields, "front matter")
+
+
+def _own_settings(fields: dict[str, Field], where: str) -> list[Problem]:
+    """A notebook's own MyST-NB or execution settings: only the site's are obeyed."""
+    where = where or "notebook's metadata"
+    return [
+        Problem(fields[key].line, say("nb_own_settings", key=key, where=where), key)
+        for key in OWN_SETTINGS
+        if key in fields
+    ]
 
 
 def _unquoted(fields: dict[str, Field]) -> list[Problem]:
@@ -147,12 +165,8 @@ def check_ipynb(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
     notebook, problems = read_ipynb(text)
     if notebook is None:
         return PostFacts(), problems
-    lines = notebook.lines
-    fields = {
-        key: Field(value, lines.get(("metadata", key), 1), value if isinstance(value, str) else "")
-        for key, value in notebook.metadata.items()
-    }
-    body_line = lines.get(("cells",), 1)
+    fields = _ipynb_fields(notebook)
+    body_line = notebook.lines.get(("cells",), 1)
     facts, found = check_fields(fields, notebook.body(), body_line, rules, problems)
     no_title = say("no_title")
     found = [
@@ -160,7 +174,17 @@ def check_ipynb(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
         for p in found
     ]
     found += _execute_problems(fields, "notebook's metadata")
+    found += _own_settings(fields, "notebook's metadata")
     return facts, sorted(found, key=lambda p: p.line)
+
+
+def _ipynb_fields(notebook: Notebook) -> dict[str, Field]:
+    """The notebook's metadata as front matter: each key at its line of the file."""
+    lines = notebook.lines
+    return {
+        key: Field(value, lines.get(("metadata", key), 1), value if isinstance(value, str) else "")
+        for key, value in notebook.metadata.items()
+    }
 
 
 class Notebook:

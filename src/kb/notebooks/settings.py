@@ -23,8 +23,10 @@ from sphinx.errors import ConfigError, ExtensionError
 from ..core import paths
 
 #: MyST-NB settings kb does not offer: notebooks in other text formats need parsers of their
-#: own (an unknown setting is reported by Sphinx rather than ignored).
-NOT_OFFERED = frozenset({"custom_formats"})
+#: own (an unknown setting is reported by Sphinx rather than ignored); the metadata key of a
+#: notebook's own MyST-NB settings stays ``mystnb``, which the checks refuse in every notebook
+#: (kb.checks.notebook), so no notebook can override ``nb_execution_mode``.
+NOT_OFFERED = frozenset({"custom_formats", "metadata_key"})
 #: kb's defaults where MyST-NB's differ.
 DEFAULTS = {"execution_mode": "off", "ipywidgets_js": {}}
 OUTPUT_FOLDER = "jupyter_execute"
