@@ -20,8 +20,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .checks.frontmatter import PostFacts, Problem, Rules, decode_source
+from .checks.glossary import glossary_entries, unknown_terms
 from .checks.messages import say
 from .checks.notebook import check_source, is_ipynb
+from .checks.pages import check_page, says_blogpost
 from .checks.rawhtml import markdown_problems
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from .checks.sourcefiles import Unsafe, unsafe_sources
@@ -129,6 +131,29 @@ class Site:
             if name.endswith(suffixes)
         }
 
+    def page_paths(self) -> list[Path]:
+        """Every source the build reads that is not a post: the home page, ``pages/``."""
+        posts = {self.relpath(path) for path in self.post_paths()}
+        found = []
+        for docname in self.documents():
+            for suffix in DOC_SUFFIXES:
+                path = self.root / f"{docname}{suffix}"
+                if path.is_file() and self.relpath(path) not in posts:
+                    found.append(path)
+        return sorted(found)
+
+    def glossary_terms(self) -> set[str]:
+        """Every term the site's glossaries define (``{glossary}`` in a page), casefolded."""
+        terms: set[str] = set()
+        for path in self.page_paths():
+            try:
+                text = read_bounded(path, self.max_file_bytes).decode("utf-8-sig")
+            except (OSError, UnicodeDecodeError):
+                continue  # reported where the page itself is checked
+            if "{glossary}" in text:
+                terms.update(key for entry in glossary_entries(text) for key in entry.keys)
+        return terms
+
     def relpath(self, path: Path) -> str:
         """A path relative to the site root, as messages and links name it."""
         try:
@@ -192,6 +217,9 @@ def check_files(
     wanted = {site.relpath(path) for path in (*targets, *drafts)}
     everything = {site.relpath(path): path for path in (*site.post_paths(), *targets, *drafts)}
     facts: dict[str, PostFacts] = {}
+    pages: dict[str, PostFacts] = {}  # evergreen pages: a title, links, safety (checks.pages)
+    posts = {site.relpath(path) for path in site.post_paths()}
+    terms: set[str] | None = None  # the glossary's, read when a target links a term
     found: list[tuple[str, Problem]] = []
     # A name that is not NFC is never read by Sphinx: reported, and not checked further.
     unicode = unicode_names(everything)
@@ -224,7 +252,13 @@ def check_files(
             continue
         # Universal newlines, as Sphinx reads a source: a lone CR ends a line too.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        facts[relpath], problems = check_source(relpath, text, rules)
+        if relpath not in posts and not is_ipynb(relpath) and not says_blogpost(text):
+            pages[relpath], problems = check_page(text)
+        else:
+            facts[relpath], problems = check_source(relpath, text, rules)
+        if "{term}" in text and relpath in wanted:
+            terms = site.glossary_terms() if terms is None else terms
+            problems += unknown_terms(text, terms)
         if not is_ipynb(relpath):  # a notebook's raw HTML is found by the build, in its cells
             problems += markdown_problems(
                 text,
@@ -242,6 +276,7 @@ def check_files(
         documents=site.documents() - unread - set(scheduled),
         generated=(site.conf.get("notfound_pagename", "404"),),
         scheduled=scheduled,
+        pages=pages,
     )
     found += [(relpath, problem) for relpath, problems in across.items() for problem in problems]
     found = [(relpath, problem) for relpath, problem in found if relpath in wanted]

@@ -42,7 +42,7 @@ def ignored_sources(
                 continue
             if not is_included(relpath) and not is_excluded(relpath):
                 found.append(relpath)
-    return found
+    return sorted(found)
 
 
 #: A name no real file has: a folder whose every source is included ("posts/**") matches any

@@ -116,7 +116,9 @@ MESSAGES = {
     "the link would be broken; add the link once that post is out, or date this post later",
     "missing_link": "links to {shown}, which does not exist{hint}: fix the path; a path starting "
     "with / starts at the site root",
-    # Pages and the glossary (checks/glossary.py, core/finding.py)
+    # Pages and the glossary (checks/pages.py, checks/glossary.py, core/finding.py)
+    "page_no_title": "no title: a page starts with a `# Title` heading (after its front matter, "
+    "if it has one); the navigation and search show it",
     "unknown_term": "{{term}}`{term}` names a term no glossary defines{hint}: add it to the "
     "glossary (pages/glossary.md), or link a term it has",
     "ignored_file": "{path} is not part of the site: the build reads only {included} "

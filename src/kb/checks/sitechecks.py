@@ -29,7 +29,7 @@ Problems = dict[str, list[Problem]]
 #: Pages and folders the build writes besides the blog's archives (``blog_path``): a redirect
 #: there would replace them.
 GENERATED = ("feeds", "search", "genindex", "py-modindex", "_static", "_images", "_downloads")
-GENERATED += ("_sources", "pagefind")
+GENERATED += ("_sources", "pagefind", "benchmarks")  # benchmarks.html: kb.pages.benchmarks
 
 
 def check_site(
@@ -39,6 +39,7 @@ def check_site(
     documents: Collection[str] = (),
     generated: Iterable[str] = ("404",),
     scheduled: Mapping[str, str] | None = None,
+    pages: Mapping[str, PostFacts] | None = None,
 ) -> Problems:
     """Problems between posts, by path. ``exists(docname)`` enables the link check.
 
@@ -47,7 +48,8 @@ def check_site(
 
     ``documents`` are the docnames of every source the site has (posts and pages), and
     ``generated`` the pages the build writes besides ``blog_path`` and :data:`GENERATED`
-    (the 404 page): a redirect may take none of them.
+    (the 404 page): a redirect may take none of them. Of ``pages`` (evergreen pages, by path)
+    only the links are checked: no slug, title or redirect of a page is a post's.
     """
     problems: Problems = {}
 
@@ -61,7 +63,7 @@ def check_site(
     _check_series_parts(posts, report)
     _check_redirects(posts, report, documents, (blog_path, *GENERATED, *generated))
     if exists is not None or scheduled:
-        _check_links(posts, exists, scheduled or {}, report)
+        _check_links(posts, exists, scheduled or {}, report, pages or {})
     for found in problems.values():
         found.sort(key=lambda p: p.line)
     return problems
@@ -220,11 +222,12 @@ def link_docname(target: str, path: str) -> str | None:
     return posixpath.normpath(posixpath.join(base, name.lstrip("/")))
 
 
-def _check_links(posts, exists, scheduled, report) -> None:
+def _check_links(posts, exists, scheduled, report, pages) -> None:
     known = {post_slug(path): posixpath.splitext(path)[0] for path in sorted(posts, reverse=True)}
-    for path in sorted(posts):
+    linkers = {**posts, **pages}
+    for path in sorted(linkers):
         linker = posixpath.splitext(path)[0]
-        for target, line in posts[path].links:
+        for target, line in linkers[path].links:
             docname = link_docname(target, path)
             if docname is None:
                 continue

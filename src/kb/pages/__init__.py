@@ -10,6 +10,7 @@ from .backlinks import setup_backlinks
 from .benchmarks import setup_benchmarks
 from .citation import setup_citation
 from .datasets import setup_datasets
+from .evergreen import setup_evergreen
 from .glossary import setup_glossary
 from .listings import setup_listings
 from .postpage import setup_postpage
@@ -20,6 +21,7 @@ from .sidebars import setup_sidebars
 
 __all__ = [
     "setup_backlinks",
+    "setup_evergreen",
     "setup_glossary",
     "setup_benchmarks",
     "setup_datasets",

@@ -106,9 +106,30 @@ def _missing_reference(app: Sphinx, env, node, contnode):
     guess = get_close_matches(target.casefold(), sorted(_terms(app)), 1, 0.6)
     hint = f" (did you mean {guess[0]!r}?)" if guess else ""
     logger.warning(
-        say("unknown_term", term=target, hint=hint), location=node, type="kb", subtype="term"
+        say("unknown_term", term=target, hint=hint),
+        location=_role_location(app, node),
+        type="kb",
+        subtype="term",
     )
     return contnode
+
+
+def _role_location(app: Sphinx, node) -> object:
+    """The file and line of the role itself. MyST gives a role the first line of its paragraph;
+    kb check names the line the role is on, so the line is found again in the source, from
+    the paragraph's first line on."""
+    source, line, raw = node.source, node.line, node.rawsource
+    if not (source and line and raw):
+        return node
+    if raw.startswith(":term:"):  # MyST hands the role on as reStructuredText writes it
+        raw = "{term}" + raw[len(":term:") :]
+    try:
+        with open(source, encoding="utf-8-sig") as stream:
+            lines = stream.read().splitlines()[line - 1 :]
+    except (OSError, UnicodeDecodeError):
+        return node
+    found = next((n for n, text in enumerate(lines) if raw in text), 0)
+    return f"{source}:{line + found}"
 
 
 def setup_glossary(app: Sphinx) -> None:

@@ -1,0 +1,65 @@
+"""Evergreen pages (``pages/``): checked as ``kb check`` checks them, while Sphinx reads them.
+
+A page is any document that is not a post (the home page, About, the glossary, a how-to). It
+is built like any Sphinx document and, unlike a post, is never listed, in a feed or dated:
+listings and feeds read the catalog, which holds posts only. What kb adds is the check of
+:func:`kb.checks.pages.check_page` (a title; front matter YAML can read) on each page it
+reads, with the very words and lines ``kb check`` prints, so ``-W`` stops there too. Search,
+the sitemap and Open Graph take every document already; backlinks end every page
+(:mod:`.backlinks`); the navigation is the toctree of ``index.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+
+from ..checks.notebook import is_ipynb
+from ..checks.pages import check_page, says_blogpost
+from ..core import ablog
+
+logger = logging.getLogger(__name__)
+
+
+class CheckPageSource(SphinxTransform):
+    """Check a page's source text (never a post's: :mod:`kb.core.validation` checks those)."""
+
+    default_priority = 790  # with the post checks, before ablog reads the front matter
+
+    def apply(self) -> None:
+        docname = self.env.docname
+        path = Path(self.env.doc2path(docname))
+        if docname in _posts(self.config) or is_ipynb(path.name):
+            return
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            return  # kb.core.validation reports a file Sphinx cannot read
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if says_blogpost(text):
+            return
+        _, problems = check_page(text)
+        for problem in problems:
+            if problem.is_error:
+                logger.warning(
+                    problem.message, location=(docname, problem.line), type="kb", subtype="page"
+                )
+
+
+_matched: list = [None, frozenset()]  # ablog's tuple of posts, and the same as a set
+
+
+def _posts(config) -> frozenset[str]:
+    """ablog's matched posts as a set, made once per build: a tuple asked for each of 10,000
+    documents would be 10,000 times 10,000 comparisons."""
+    matched = ablog.matched_posts(config)
+    if _matched[0] is not matched:
+        _matched[:] = [matched, frozenset(matched)]
+    return _matched[1]
+
+
+def setup_evergreen(app: Sphinx) -> None:
+    app.add_transform(CheckPageSource)

@@ -1,0 +1,126 @@
+"""Evergreen pages beside posts (tests/roots/test-pages): built, in the navigation, searchable,
+in the sitemap, with Open Graph tags, never listed or in a feed; checked like posts by the build
+and ``kb check`` alike; the hardware reference made from the registry; and a source the build
+would ignore is a warning that names it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import feedparser
+import pytest
+from authoring import ROOTS, build, run_check, snapshot
+from helpers import soup
+
+from kb.benchmark.hardware import format_number, load_registry
+from kb.checks.messages import say
+
+PAGES = ["pages/about", "pages/glossary", "pages/hardware", "pages/guide/index"]
+INCLUDED = "index.md, posts/**, pages/**"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pages") / "site"
+    shutil.copytree(ROOTS / "test-pages", root)
+    before = snapshot(root)
+    app, warnings = build(root)
+    return root, Path(app.outdir), warnings, before
+
+
+def test_the_only_warnings_name_the_files_the_build_ignores(site):
+    _, _, warnings, _ = site
+    assert warnings == [
+        (name, 1, say("ignored_file", path=name, included=INCLUDED), "kb.ignored-file")
+        for name in ("notes/idea.md", "stray.md")
+    ]
+
+
+def test_no_source_is_touched(site):
+    root, _, _, before = site
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_each_page_is_built_in_the_navigation_and_searchable(site, name):
+    _, out, _, _ = site
+    page = soup(out / f"{name}.html")
+    assert page.select_one("[data-pagefind-body] h1") is not None
+    home = soup(out / "index.html")
+    assert f"{name}.html" in {a["href"] for a in home.select(".sidebar-tree a")}
+    assert page.select_one('meta[property="og:type"]')["content"] == "website"
+    assert page.select_one('meta[property="og:url"]')["content"].endswith(f"/{name}.html")
+    assert f"https://pages.example.org/{name}.html" in (out / "sitemap.xml").read_text("utf-8")
+
+
+def test_a_nested_section_lists_its_pages(site):
+    _, out, _, _ = site
+    guides = soup(out / "pages" / "guide" / "index.html")
+    assert [a["href"] for a in guides.select("article .toctree-wrapper a")] == ["setup.html"]
+    home = soup(out / "index.html")
+    assert "pages/guide/setup.html" in {a["href"] for a in home.select(".sidebar-tree a")}
+
+
+def test_pages_are_never_listed_or_in_feeds(site):
+    _, out, _, _ = site
+    listing = soup(out / "blog.html")
+    listed = {a["href"] for a in listing.select(".kb-entry-title a")}
+    assert listed == {"posts/alpha.html", "posts/beta.html", "posts/gamma.html"}
+    for feed in (out / "feeds").rglob("*.xml"):
+        links = {entry.link for entry in feedparser.parse(feed.read_bytes()).entries}
+        assert not any("/pages/" in link for link in links), feed
+
+
+def test_the_ignored_and_excluded_files_are_not_pages(site):
+    _, out, _, _ = site
+    for name in ("stray", "notes/idea", "README", "CONTRIBUTING", "docs/guide", ".hidden/secret"):
+        assert not (out / f"{name}.html").exists(), name
+
+
+def test_the_hardware_reference_shows_the_registry(site):
+    _, out, _, _ = site
+    page = soup(out / "pages" / "hardware.html")
+    registry = load_registry()
+    rows = page.select("table.kb-gpu-peaks tbody tr")
+    assert len(rows) == len(registry.gpus)
+    for row, gpu in zip(rows, registry.gpus.values(), strict=True):
+        cells = [td.get_text(strip=True) for td in row.select("td")]
+        assert cells[0] == gpu.name
+        for cell, metric in zip(cells[1:], registry.metrics, strict=False):
+            assert cell == (format_number(gpu.peaks[metric]) if metric in gpu.peaks else "–")
+        assert cells[-1] == (format_number(gpu.clock_mhz) if gpu.clock_mhz else "not stated")
+        source = page.select_one(f"#gpu-{gpu.key}")
+        assert " ".join(gpu.source.split())[:60] in " ".join(source.get_text().split())
+        assert source.select_one("a[href^='https://']") is not None
+
+
+def test_kb_check_checks_pages_as_the_build_does(tmp_path):
+    root = tmp_path / "site"
+    shutil.copytree(ROOTS / "test-pages", root)
+    status, problems, _ = run_check(root, "pages")
+    assert (status, problems) == (0, [])
+    (root / "pages" / "untitled.md").write_text(
+        "---\ndescription: [unclosed\n---\n\nNo heading here, and [a link](/posts/nope.md).\n",
+        encoding="utf-8",
+    )
+    (root / "pages" / "titled.md").write_text(
+        "# Titled\n\nA {term}`gizmos <gizmo>` and,\non its second line, a {term}`sprocket`.\n",
+        encoding="utf-8",
+    )
+    status, problems, _ = run_check(root, "pages/untitled.md", "pages/titled.md")
+    assert status == 1
+    messages = {(path, line): message for path, line, message in problems}
+    assert messages[("pages/titled.md", 4)] == say("unknown_term", term="sprocket", hint="")
+    assert ("pages/untitled.md", 2) in messages  # YAML that cannot be read, at its line
+    assert messages[("pages/untitled.md", 5)].startswith("links to /posts/nope.md")
+    assert any(m == say("page_no_title") for (p, _), m in messages.items() if p.endswith("led.md"))
+    app, warnings = build(root)
+    built = {(path, line, message) for path, line, message, _ in warnings}
+    assert ("pages/titled.md", 4, say("unknown_term", term="sprocket", hint="")) in built
+    page_no_title = [
+        w for w in built if w[0] == "pages/untitled.md" and w[2] == say("page_no_title")
+    ]
+    assert [(p, line) for p, line, _ in page_no_title] == [
+        (p, line) for p, line, m in problems if m == say("page_no_title")
+    ]
