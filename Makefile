@@ -30,6 +30,13 @@ test-oldest test-latest: test-%: browser vnu
 	.venv-$*/bin/python -m pip install -q -c .venv-$*/constraints.txt -e '.[test]'
 	KB_VNU_JAR=$(VNU_JAR) .venv-$*/bin/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
+# The guides (docs/: the author's and maintainer's guides and the generated reference), a
+# Sphinx project of their own, warnings as errors. `make test` builds them too.
+.PHONY: docs
+docs: $(VENV)/.site-installed
+	$(BIN)/sphinx-build $(SPHINXOPTS) -q -b html -d $(BUILDDIR)/docs-doctrees docs $(BUILDDIR)/docs
+test: docs
+
 serve: $(VENV)/.site-installed
 	$(BIN)/kb serve
 

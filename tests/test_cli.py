@@ -95,7 +95,9 @@ def test_new_writes_a_post_that_checks_and_builds(site):
 
 def test_new_leaves_the_description_to_write_and_check_says_so(site):
     before = datetime.now(UTC).date()
-    status, out, _ = kb(site, "new", "Café au lait & CUDA", "--category", "Article")
+    status, out, _ = kb(
+        site, "new", "Café au lait & CUDA", "--category", "Article", "--author", "mira"
+    )
     after = datetime.now(UTC).date()
     assert status == 0
     relpath = out.strip()
@@ -105,7 +107,7 @@ def test_new_leaves_the_description_to_write_and_check_says_so(site):
         "`description` is empty: write one or two sentences for listings and feeds, "
         "or remove the line to use the first paragraph"
     )
-    assert run_check(site, relpath)[:2] == (1, [(relpath, 6, message)])
+    assert run_check(site, relpath)[:2] == (1, [(relpath, 7, message)])
 
 
 def test_new_never_overwrites(site):
@@ -203,7 +205,9 @@ def test_new_refuses_with_a_reason_and_writes_nothing(site, args, message):
 
 def test_new_cuts_a_long_title_at_a_hyphen(site):
     title = "Word " * 100 + "end"  # 503 characters: a file name the system would refuse
-    status, out, err = kb(site, "new", title, "--category", "Article", "--date", "2025-05-05")
+    status, out, err = kb(
+        site, "new", title, "--category", "Article", "--author", "mira", "--date", "2025-05-05"
+    )
     slug = "-".join(["word"] * 16)  # 79 characters: the last "word" before 80
     assert (status, out, err) == (0, f"posts/2025/{slug}.md\n", "")
     assert f"\n# {title}\n" in (site / out.strip()).read_text(encoding="utf-8")
@@ -265,7 +269,17 @@ def test_new_refuses_what_it_cannot_write(site, monkeypatch):
 
         monkeypatch.setattr(os, "open", refusing_open)
     try:
-        result = kb(site, "new", "Read only", "--category", "Article", "--date", "2023-01-01")
+        result = kb(
+            site,
+            "new",
+            "Read only",
+            "--category",
+            "Article",
+            "--author",
+            "mira",
+            "--date",
+            "2023-01-01",
+        )
     finally:
         monkeypatch.undo()
         folder.chmod(0o755)

@@ -14,6 +14,7 @@ import errno
 import json
 import os
 import re
+import socket
 import sys
 import unicodedata
 from datetime import date
@@ -28,6 +29,10 @@ from ..site import Site, SiteError, check_files, find_site, open_site
 from . import notebook, serve
 
 OK, PROBLEMS, USAGE = 0, 1, 2
+
+#: What ``kb --help`` says first: plain text, as a terminal shows it (the module docstring is
+#: reStructuredText for the docs).
+DESCRIPTION = "The kb command: start a post, check posts, preview the site."
 
 
 class Refusal(Exception):
@@ -154,9 +159,19 @@ def cmd_new(args: argparse.Namespace, site: Site) -> int:
     refusals = [p for _, p in problems if p.is_error and p.key != "description"]
     if refusals:
         raise Refusal("\n".join(p.message for p in refusals))
+    _refuse_no_author(args, site)
     _write_new(site, path, text)
     print(_shown(path))
     return OK
+
+
+def _refuse_no_author(args: argparse.Namespace, site: Site) -> None:
+    """A post with no author is listed under nobody: when the site has authors, name one."""
+    if not args.author and site.authors:
+        raise Refusal(
+            f"--author is missing: add --author KEY, one of {', '.join(site.authors)} "
+            "(keys of blog_authors in conf.py); repeat it for several authors"
+        )
 
 
 def _refuse_what_is_there(site: Site, path: Path) -> None:
@@ -283,8 +298,30 @@ def _shown(path: Path) -> str:
 
 
 def cmd_serve(args: argparse.Namespace, site: Site) -> int:
+    _refuse_port_in_use(args.port)
     print(f"Serving {site.root} at http://127.0.0.1:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
     return serve.serve(site, args.port, drafts=args.drafts, cold=args.cold)
+
+
+def _refuse_port_in_use(port: int) -> None:
+    """Say so before building, not after: the server binds only once the first build is done."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As the server binds: a port left in TIME_WAIT by a server that stopped is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise Refusal(
+                f"port {port} on 127.0.0.1 is in use ({reason}): stop what serves there "
+                "(another kb serve?), or choose another port with --port N"
+            ) from None
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: write a number from 1 to 65535")
+    return int(text)
 
 
 # -- Arguments ----------------------------------------------------------------------------------
@@ -295,13 +332,18 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--root", type=Path, help="the site folder (default: the nearest with conf.py)"
     )
-    main_parser = argparse.ArgumentParser(prog="kb", description=__doc__.split("\n")[0])
+    main_parser = argparse.ArgumentParser(prog="kb", description=DESCRIPTION)
     commands = main_parser.add_subparsers(dest="command", required=True)
     new = commands.add_parser("new", parents=[common], help="start a post: posts/<year>/<slug>.md")
     new.add_argument("title")
     new.add_argument("--category", action="append", required=True, help="repeat for several")
     new.add_argument("--tag", action="append", default=[], help="repeat for several")
-    new.add_argument("--author", action="append", default=[], help="a key of blog_authors")
+    new.add_argument(
+        "--author",
+        action="append",
+        default=[],
+        help="a key of blog_authors in conf.py (required when it has any); repeat for several",
+    )
     new.add_argument("--description", help="the excerpt shown in listings and feeds")
     new.add_argument("--series")
     new.add_argument("--part", help="a positive whole number, or supplement")
@@ -315,7 +357,7 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="*", help="files or folders (default: every post)")
     check.add_argument("--strict", action="store_true", help="a future date is an error too")
     serve_parser = commands.add_parser("serve", parents=[common], help="live preview on 127.0.0.1")
-    serve_parser.add_argument("--port", type=int, default=8000)
+    serve_parser.add_argument("--port", type=_port, default=8000, help="default: 8000")
     serve_parser.add_argument(
         "--drafts",
         action="store_true",

@@ -53,7 +53,8 @@ class QuietLog(logging.Filter):
             return False
         if self.closing and message == "":
             self.closing = False
-            record.msg, record.args = f"{DOWNLOADS}{self.downloads} files", ()
+            files = "file" if self.downloads == 1 else "files"
+            record.msg, record.args = f"{DOWNLOADS}{self.downloads} {files}", ()
             self.downloads = 0
             return True
         return True

@@ -1,0 +1,90 @@
+"""What the `kb` command says: plain-text help, a post with no author refused, a busy port
+reported in one line before any build."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from authoring import GOOD, snapshot
+
+from kb.cli import main
+
+COMMANDS = ["new", "check", "serve", "import"]
+
+
+@pytest.fixture
+def site(tmp_path) -> Path:
+    root = tmp_path / "site"
+    shutil.copytree(GOOD, root)
+    return root
+
+
+def kb(root: Path, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as exit:  # argparse: --help, a bad option
+            status = exit.code
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("command", [[], *([c] for c in COMMANDS)])
+def test_help_is_plain_text(site, command):
+    status, out, _ = kb(site, *command, "--help")
+    assert status == 0 and out.startswith("usage: kb")
+    # No reStructuredText: ``literals``, :roles:`...`, *emphasis* markers.
+    assert "``" not in out
+    assert not re.search(r":(mod|func|class|data|ref|doc):`", out)
+    if not command:
+        assert "The kb command: start a post, check posts, preview the site." in out
+
+
+def test_new_without_an_author_is_refused_with_the_keys(site):
+    before = snapshot(site)
+    args = ("new", "Tiles", "--category", "Article", "--date", "2025-06-01")
+    assert kb(site, *args) == (
+        2,
+        "",
+        "kb new: --author is missing: add --author KEY, one of mira, tomas (keys of "
+        "blog_authors in conf.py); repeat it for several authors\n",
+    )
+    assert snapshot(site) == before
+    assert kb(site, *args, "--author", "tomas") == (0, "posts/2025/tiles.md\n", "")
+
+
+def test_new_without_an_author_is_fine_on_a_site_without_authors(site):
+    conf = site / "conf.py"
+    conf.write_text(
+        conf.read_text(encoding="utf-8").replace("blog_authors = {", "_unused = {"),
+        encoding="utf-8",
+    )
+    args = ("new", "Tiles", "--category", "Article", "--date", "2025-06-01")
+    assert kb(site, *args) == (0, "posts/2025/tiles.md\n", "")
+
+
+def test_serve_on_a_busy_port_says_so_in_one_line_before_building(site):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        status, out, err = kb(site, "serve", "--port", str(port))
+    assert (status, out) == (2, "")
+    assert err == (
+        f"kb serve: port {port} on 127.0.0.1 is in use (Address already in use): stop what "
+        "serves there (another kb serve?), or choose another port with --port N\n"
+    )
+    assert not (site / "_build").exists()  # nothing was built
+
+
+@pytest.mark.parametrize("port", ["0", "70000", "http"])
+def test_serve_refuses_what_is_not_a_port(site, port):
+    status, out, err = kb(site, "serve", "--port", port)
+    assert (status, out) == (2, "")
+    assert f"{port!r} is not a port: write a number from 1 to 65535" in err
