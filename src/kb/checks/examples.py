@@ -319,6 +319,12 @@ EXAMPLES: dict[str, Example] = {
         line=17,
     ),
     # Pages and the glossary
+    "page_no_title": _ex(
+        source="Who we are and what we measure ...",
+        fix_source="# About\n\nWho we are and what we measure ...",
+        where="pages/about.md",
+        line=1,
+    ),
     "unknown_term": _ex(
         {"term": "WGMA", "hint": ' (did you mean "WGMMA"?)'},
         source="{term}`WGMA`",
