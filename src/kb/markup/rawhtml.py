@@ -1,26 +1,22 @@
-"""Raw HTML in a post may not load anything from another host, nor run a script.
+"""Raw HTML in a post gets onto its page only as the one sanitizer leaves it.
 
 The site promises that no page loads anything from another host (no CDN, no tracker, no
 embedded player) and runs only its own scripts. A post can still hold raw HTML: Markdown's
 inline and block HTML and ``{raw} html`` become docutils ``raw`` nodes that every page,
-listing and feed would copy as they are. Each one is parsed (``html.parser``, the way a
-browser splits tags and attributes, entities decoded) when the post is read, and an element
-that
+listing and feed would copy as they are. When the post is read, each one's text is replaced
+by what :func:`kb.checks.sanitize.sanitize` makes of it (an allow-list on nh3, a browser-grade
+HTML5 parser), so the page can never hold an element, attribute or URL that the policy does
+not allow, and what it dropped is a warning at its line, the same that ``kb check`` gives
+(:func:`kb.checks.rawhtml.markdown_problems`). So is a Markdown image or ``{image}``/
+``{figure}`` from another host, which is left out. Listings and feeds take the post's excerpt
+from its doctree after this, so each problem is reported once. A notebook's outputs are
+sanitized when the notebook is read (:mod:`kb.notebooks.outputs`) and marked, so they are not
+cleaned twice.
 
-* loads from another host: ``src``/``srcset`` (img, script, iframe, video, audio, source,
-  track, embed, input), ``href`` of link, base and SVG's image/use, ``data`` of object,
-  ``poster``, ``background``, ``action``/``formaction``, ``ping``, ``url()`` and ``@import``
-  in ``style`` attributes and ``<style>``, a refresh ``<meta>``, or an ``<iframe srcdoc>``
-  that does; or
-* runs a script: ``<script>``, an ``on…`` attribute, a ``javascript:`` URL
-
-is a warning at its line, and the raw HTML that holds it is left out of the page (so a build
-that goes on despite the warning still keeps the promise). So is a Markdown image or
-``{image}``/``{figure}`` from another host. Listings and feeds take the post's excerpt from
-its doctree after this check, so each problem is reported once.
-
-Settings: ``kb_allow_raw_html_hosts`` lists hosts a post's HTML and images may load from (the
-site's own host always may), ``kb_allow_raw_scripts = True`` lets posts run scripts.
+Settings: ``kb_allow_raw_html_hosts`` lists hosts a post's HTML and images may load from, and
+whose pages an ``<iframe>`` may show (the site's own host may always be loaded from, never
+framed), ``kb_allow_raw_scripts = True`` lets posts run scripts: the sanitizer then passes
+``<script>``, ``on…`` attributes and ``javascript:`` links through.
 """
 
 from __future__ import annotations
@@ -31,9 +27,12 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..checks.rawhtml import describe, host_of, problems, remote_image_message
+from ..checks.rawhtml import Policy, describe, host_of, problems, remote_image_message, sanitize
+from ..checks.sanitize import SANITIZED
 from ..core.paths import read_again
 from ..core.urls import site_url
+
+__all__ = ["policy_of", "problems", "setup_rawhtml"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,27 +46,33 @@ def _line(node: nodes.Node) -> tuple[str | None, int | None]:
     return None, None
 
 
-def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+def policy_of(app: Sphinx, context: str = "post") -> Policy:
+    """The site's policy for HTML from content, from its settings."""
     settings = app.kb_config
     own = urlsplit(site_url(app)).hostname
-    allowed = {*settings.allow_raw_html_hosts, *([own] if own else [])}
+    return Policy.make(settings.allow_raw_html_hosts, own, settings.allow_raw_scripts, context)
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    policy = policy_of(app)
     for raw in list(doctree.findall(nodes.raw)):
-        if "html" not in raw.get("format", "").split():
+        if "html" not in raw.get("format", "").split() or raw.get(SANITIZED):
             continue
-        found = problems(raw.astext(), allowed, settings.allow_raw_scripts)
-        if not found:
+        result = sanitize(raw.astext(), policy)
+        raw.children[:] = [nodes.Text(result.html)]
+        raw[SANITIZED] = True
+        if not result.drops:
             continue
         source, line = _line(raw)
         source = source or app.env.doc2path(app.env.docname)
-        for finding in found:
-            where = f"{source}:{line + finding.line - 1}" if line else str(source)
-            logger.warning(describe(finding), location=where, type="kb", subtype="raw-html")
-        raw.parent.remove(raw)
+        for drop in result.drops:
+            where = f"{source}:{line + drop.line - 1}" if line else str(source)
+            logger.warning(describe(drop), location=where, type="kb", subtype="raw-html")
         read_again(app.env)
     for image in list(doctree.findall(nodes.image)):
         uri = image.get("uri", "")
         host = host_of(uri)
-        if host and host not in allowed:
+        if host and host not in policy.hosts:
             logger.warning(
                 remote_image_message(uri, host),
                 location=image,

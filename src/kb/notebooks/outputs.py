@@ -7,9 +7,13 @@ figure) when it reads the notebook, and picks one per builder when a page is wri
   reader's browser or load anything from another host are removed, with a warning at the
   cell: JavaScript (``application/javascript``), Jupyter widgets
   (``application/vnd.jupyter.widget-view+json``, which load their code from a CDN), and HTML
-  holding a ``<script>`` or loading a script, style, frame or image from another host. The
-  output's other forms (a widget's plain-text repr) stay, so the page shows what it can. An
-  HTML table (a pandas DataFrame) is put in furo's scrolling table wrapper.
+  or SVG of which the one sanitizer (:mod:`kb.checks.sanitize`, the policy of raw HTML in
+  posts) would drop anything. The output's other forms (a widget's plain-text repr) stay, so
+  the page shows what it can. What is kept is the sanitizer's output, never the notebook's
+  own bytes: an HTML form's text, and an SVG figure's file (which the site publishes and a
+  reader may open by itself). A ``<style>`` in an output (pandas writes one for every
+  DataFrame, matplotlib for every SVG) is dropped without a report: it is not the author's.
+  An HTML table (a pandas DataFrame) is put in furo's scrolling table wrapper.
 * When a page is written, MyST-NB's own transforms pick each output's form and fold cells
   tagged ``hide-input``/``hide-output``; they are imported only for a page that has
   notebook cells (:class:`SelectOutputForm`, :func:`_fold_hidden_cells`).
@@ -20,12 +24,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from html import escape
+from pathlib import Path
+from urllib.parse import urlsplit
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
+from ..checks.sanitize import SANITIZED, Drop, Policy, sanitize, sanitize_svg
+from ..core.urls import site_url
 from .download import notebooks
 
 logger = logging.getLogger(__name__)
@@ -36,27 +44,43 @@ SCRIPT_FORMS = {
     "text/javascript": "JavaScript",
     "application/vnd.jupyter.widget-view+json": "a Jupyter widget, whose code loads from a CDN",
 }
-#: Forms that are HTML, checked for scripts and for what they load.
+#: Forms that are HTML, kept as the sanitizer cleans them.
 HTML_FORMS = ("text/html",)
-_SCRIPT = re.compile(r"<script\b", re.I)
+SVG_FORMS = ("image/svg+xml",)
 _TABLE = re.compile(r"<table\b", re.I)
-_REMOTE_LOAD = re.compile(
-    r"<(?:script|link|img|iframe|frame|embed|object|video|audio|source|track|input|image|use)\b"
-    r"[^>]*?\s(?:src|href|data|poster|srcset|xlink:href)\s*=\s*[\"']?\s*(?:[a-z][a-z0-9+.-]*:)?//",
-    re.I,
-)
-_REMOTE_CSS = re.compile(r"(?:url\(\s*[\"']?|@import\s+[\"']?)\s*(?:[a-z][a-z0-9+.-]*:)?//", re.I)
 
 
-def unsafe(mime_type: str, html: str = "") -> str:
+def _loud(drops: list[Drop]) -> list[Drop]:
+    """The drops worth a warning: a ``<style>`` that loads nothing is an output's own."""
+    return [drop for drop in drops if not (drop.kind == "element" and drop.shown == "<style>")]
+
+
+def _reason(drops: list[Drop], what: str = "HTML") -> str:
+    """Why a form is dropped, from what the sanitizer would drop of it ("" when nothing)."""
+    if not drops:
+        return ""
+    kinds = {drop.kind for drop in drops}
+    if "host" in kinds or any(drop.hosts for drop in drops if drop.kind == "script"):
+        return f"{what} that loads from another host"
+    if "script" in kinds:
+        return f"{what} with a script"
+    first = drops[0]
+    if first.kind == "scheme":
+        return f"{what} with a {first.how} URL"
+    if first.attribute:
+        return f"{what} with {first.shown}, whose {first.attribute} pages may not hold"
+    return f"{what} with {first.shown}, which pages may not hold"
+
+
+def unsafe(mime_type: str, html: str = "", policy: Policy | None = None) -> str:
     """Why a form of an output may not be on a page; "" when it may."""
     if mime_type in SCRIPT_FORMS:
         return SCRIPT_FORMS[mime_type]
+    policy = policy or Policy(context="output")
     if mime_type in HTML_FORMS:
-        if _REMOTE_LOAD.search(html) or _REMOTE_CSS.search(html):
-            return "HTML that loads from another host"
-        if _SCRIPT.search(html):
-            return "HTML with a script"
+        return _reason(_loud(sanitize(html, policy).drops))
+    if mime_type in SVG_FORMS:
+        return _reason(_loud(sanitize_svg(html, policy).drops), "an SVG")
     return ""
 
 
@@ -73,19 +97,27 @@ def _cell_of(node: nodes.Node) -> nodes.Element | None:
 
 
 def drop_unsafe_outputs(
-    document: nodes.document, docname: str, cell_line: Callable[[int | None], int | None]
+    document: nodes.document,
+    docname: str,
+    cell_line: Callable[[int | None], int | None],
+    policy: Policy | None = None,
 ) -> None:
-    """Remove the forms of outputs that :func:`unsafe` refuses, warning at each cell.
+    """Remove the forms of outputs that :func:`unsafe` refuses, warning at each cell, and put
+    the sanitizer's output in place of what is kept: the text of each HTML form, the file of
+    each SVG figure.
 
     ``cell_line(index)`` is where cell ``index`` starts in an .ipynb, or None when the nodes'
-    own lines are right (a text notebook)."""
+    own lines are right (a text notebook). ``policy`` is the site's (kb.markup.rawhtml)."""
+    env = document.settings.env
+    policy = policy or _policy(env)
+    srcdir = Path(env.srcdir)
+    folder = Path(env.mystnb_config.output_folder).resolve()
     for bundle in list(document.findall(_is_bundle)):
         cell = _cell_of(bundle)
         index = cell.get("cell_index") if cell is not None else None
         for form in list(bundle.children):
-            html = "".join(raw.astext() for raw in form.findall(nodes.raw))
             mime_type = form.get("mime_type", "")
-            reason = unsafe(mime_type, html)
+            reason = _clean_form(form, mime_type, policy, srcdir, folder)
             if not reason:
                 continue
             bundle.remove(form)
@@ -104,10 +136,57 @@ def drop_unsafe_outputs(
             bundle.parent.remove(bundle)
             continue
         for raw in list(bundle.findall(nodes.raw)):
+            raw[SANITIZED] = True
             if _TABLE.search(raw.astext()):
                 # furo's scrolling wrapper, which kb gives a tab stop when it overflows.
                 text = f'<div class="table-wrapper">{raw.astext()}</div>'
-                raw.replace_self(nodes.raw(text, text, format="html", classes=raw["classes"]))
+                wrapped = nodes.raw(text, text, format="html", classes=raw["classes"])
+                wrapped[SANITIZED] = True
+                raw.replace_self(wrapped)
+
+
+def _policy(env) -> Policy:
+    """The site's policy for HTML from content, without scripts: a notebook's never run."""
+    own = urlsplit(site_url(env)).hostname
+    hosts = getattr(env.config, "kb_allow_raw_html_hosts", ()) or ()
+    return Policy.make(hosts, own, False, "output")
+
+
+def _clean_form(
+    form: nodes.Element, mime_type: str, policy: Policy, srcdir: Path, folder: Path
+) -> str:
+    """Why ``form`` is dropped; otherwise "" and its HTML or SVG is now the sanitizer's."""
+    if mime_type in SCRIPT_FORMS:
+        return SCRIPT_FORMS[mime_type]
+    if mime_type in HTML_FORMS:
+        raws = list(form.findall(nodes.raw))
+        results = [sanitize(raw.astext(), policy) for raw in raws]
+        reason = _reason(_loud([drop for result in results for drop in result.drops]))
+        if not reason:
+            for raw, result in zip(raws, results, strict=True):
+                raw.children[:] = [nodes.Text(result.html)]
+        return reason
+    if mime_type in SVG_FORMS:
+        for image in form.findall(nodes.image):
+            path = _image_file(image.get("uri", ""), srcdir, folder)
+            if path is None:
+                return "an SVG the build cannot find"
+            result = sanitize_svg(path.read_text(encoding="utf-8", errors="replace"), policy)
+            reason = _reason(_loud(result.drops), "an SVG")
+            if reason:
+                return reason
+            if path.read_text(encoding="utf-8", errors="replace") != result.html:
+                path.write_text(result.html, encoding="utf-8")  # MyST-NB's copy, in _build
+    return ""
+
+
+def _image_file(uri: str, srcdir: Path, folder: Path) -> Path | None:
+    """The file MyST-NB wrote for an output figure (its URI is relative to the source folder,
+    led by "/"), when it is one of MyST-NB's output folder: never an author's file."""
+    if not uri.startswith("/"):
+        return None
+    path = (srcdir / uri.lstrip("/")).resolve()
+    return path if path.is_file() and path.is_relative_to(folder) else None
 
 
 def describe_figures(document: nodes.document) -> None:
