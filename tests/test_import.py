@@ -141,25 +141,32 @@ def test_export_imports_published_posts_and_says_why_others_are_not(site):
         "there and export again",
         '214: not imported: "Cluster allocation for the spring term": private on WordPress: only '
         "its author and editors could read it",
-        '236: not imported: "fa-tiles": an uploaded file: copied with the posts that show it',
-        '259: not imported: "About the group": a page, not a post: copy it by hand into pages/ '
-        "if the site needs it",
-        "282: not imported: (no title): a menu item of the WordPress theme",
+        '259: wrote pages/about.md from "About the group"',
+        "259: note: pages/about.md: a page: list it in the toctree of index.md to show it in the "
+        "navigation",
         '305: error: "Persistent kernels and Stream-K" not imported: category "GPU Kernels" is '
-        "not one of the site's (Article, Benchmarks): add --map-category 'GPU Kernels=Article' "
-        "(repeat for each), or add it to kb_categories in conf.py",
+        "not one of the site's (Article, Benchmarks): add --default-category Article, "
+        "--map-category 'GPU Kernels=Article' or a --map file, or add it to kb_categories in "
+        "conf.py",
         '330: error: "A guest view on warp specialization" not imported: author "guest-writer" '
-        "is not a key of blog_authors (mira, tomas, priya): add --map-author 'guest-writer=KEY', "
-        "or add the author to blog_authors in conf.py",
+        "is not a key of blog_authors (mira, tomas, priya): add --map-author 'guest-writer=KEY' "
+        "or a --map file, or add the author to blog_authors in conf.py",
     ]
-    assert summary == [
-        "kb import: wrote 3 post(s) and 2 image(s); 3 note(s) to read",
-        "kb import: not imported (not published posts on WordPress): 1 draft, 1 private, "
-        "1 attachment, 1 page, 1 menu item",
-        "kb import: 2 error(s): those posts were not imported; fix what the lines above say and "
-        "run kb import again (it skips what it already imported)",
+    assert summary == [  # attachments and menu items: one line for all, none of their own
+        "kb import: wrote 3 post(s), 1 page(s) and 2 image(s); 4 note(s) to read",
+        "kb import: not imported (not published posts): 1 draft, 1 private, 1 attachment, "
+        "1 menu item",
+        "kb import: 1 error(s) of kind author [guest-writer]: use --map-author LOGIN=KEY or a "
+        "--map file, or add the author to blog_authors",
+        "kb import: 1 error(s) of kind category [GPU Kernels]: use --default-category CATEGORY "
+        "(add --categories-as-tags to keep them as tags), --map-category OLD=NEW or a --map file",
+        "kb import: 2 item(s) not imported; run kb import again once fixed (it skips what it "
+        "already imported)",
+        "kb import: 16 old address(es) the site cannot redirect by itself: set them at the host "
+        "(kb import --rtd-redirects prints them all)",
     ]
     assert written(site) == {
+        "pages/about.md",
         "posts/2025/tiling-flashattention-hopper.md",
         "posts/2025/tiling-flashattention-hopper/fa-tiles-1024x576.png",
         "posts/2024/cutlass-gemm-budget.md",
@@ -305,7 +312,7 @@ def test_images_outside_the_uploads_become_links_to_their_address(site):
 
 def test_second_run_changes_nothing(site):
     status, lines, _ = kb_import(site, "--uploads", str(UPLOADS), *MAPS)
-    assert status == 0 and sum("wrote" in line for line in lines) == 5
+    assert status == 0 and sum("wrote posts/" in line for line in lines) == 5
     before = snapshot(site)
     status, lines, summary = kb_import(site, "--uploads", str(UPLOADS), *MAPS)
     assert status == 0
@@ -316,12 +323,13 @@ def test_second_run_changes_nothing(site):
         '103: already imported: "CUTLASS GEMM on a budget" is posts/2024/cutlass-gemm-budget.md',
         '159: already imported: "Profiling GEMM epilogues with Nsight Compute" is '
         "posts/2023/profiling-gemm-epilogues.md",
+        '259: already imported: "About the group" is pages/about.md',
         '305: already imported: "Persistent kernels and Stream-K" is '
         "posts/2024/persistent-kernels-stream-k.md",
         '330: already imported: "A guest view on warp specialization" is '
         "posts/2024/guest-warp-specialization.md",
     ]
-    assert summary[0] == "kb import: wrote 0 post(s) and 0 image(s); 5 already imported"
+    assert summary[0] == "kb import: wrote 0 post(s) and 0 image(s); 6 already imported"
 
 
 def test_dry_run_writes_nothing(site):
@@ -329,14 +337,20 @@ def test_dry_run_writes_nothing(site):
     status, lines, summary = kb_import(site, "--uploads", str(UPLOADS), "--dry-run")
     assert status == 1  # the same verdict as the real run: two posts would be left out
     assert snapshot(site) == before
-    assert [line.split(" from ")[0] for line in lines if "would write" in line] == [
-        "34: would write posts/2025/tiling-flashattention-hopper.md and 1 image(s) into "
-        "tiling-flashattention-hopper/",
-        "103: would write posts/2024/cutlass-gemm-budget.md and 1 image(s) into "
-        "cutlass-gemm-budget/",
-        "159: would write posts/2023/profiling-gemm-epilogues.md",
+    assert [" ".join(line.split()) for line in lines if "would write" in line] == [  # a table
+        '34 would write posts/2025/tiling-flashattention-hopper.md "Tiling FlashAttention for '
+        'Hopper" (1 img, 0 notes)',
+        '103 would write posts/2024/cutlass-gemm-budget.md "CUTLASS GEMM on a budget" '
+        "(1 img, 1 notes)",
+        '159 would write posts/2023/profiling-gemm-epilogues.md "Profiling GEMM epilogues with '
+        'Nsight Compute" (0 img, 2 notes)',
+        '259 would write pages/about.md "About the group" (0 img, 1 notes)',
     ]
-    assert summary[0] == "kb import: would write 3 post(s) and 2 image(s); 3 note(s) to read"
+    assert lines[0].split() == ["line", "what", "file", "title", "/", "why"]
+    assert sum(": error: " in line for line in lines) == 2  # the errors, in full, below it
+    assert summary[0] == (
+        "kb import: would write 3 post(s), 1 page(s) and 2 image(s); 4 note(s) to read"
+    )
 
 
 def test_a_taken_slug_or_a_failing_check_leaves_the_post_out(site):
@@ -455,10 +469,10 @@ def test_entities_are_never_expanded(site, tmp_path):
     assert "aaaaaaaaaa" not in text and Path("/etc/hostname").read_text().strip() not in text
 
 
-def test_everything_written_is_under_posts(site):
+def test_everything_written_is_under_posts_or_pages(site):
     kb_import(site, "--uploads", str(UPLOADS), *MAPS)
     kb_import(site, source=FEED)
-    assert all(path.startswith("posts/") for path in written(site))
+    assert all(path.startswith(("posts/", "pages/")) for path in written(site))
     assert run_check(site)[:2] == (0, [])
 
 
@@ -468,7 +482,8 @@ def test_everything_written_is_under_posts(site):
 def test_feed_items_become_posts_or_external_posts(site):
     status, lines, summary = kb_import(site, source=FEED)
     assert status == 0
-    assert summary == ["kb import: wrote 3 post(s) and 0 image(s)"]
+    assert summary[0] == "kb import: wrote 3 post(s) and 0 image(s)"
+    assert summary[1].startswith("kb import: 5 old address(es) the site cannot redirect")
     front, tokens = read_post(site / "posts/2025/flashattention-3-ping-pong.md")
     assert front == {
         "blogpost": True,
@@ -526,13 +541,21 @@ def test_rtd_redirects_are_printed_and_nothing_is_written(site):
     before = snapshot(site)
     status, out, _ = kb(site, "import", str(WXR), "--rtd-redirects", *MAPS)
     assert status == 0 and snapshot(site) == before
-    assert out.splitlines() == [
+    lines = out.splitlines()
+    assert lines[:6] == [
         "/2025/01/14/tiling-flashattention-hopper/ /posts/2025/tiling-flashattention-hopper.html",
         "/2024/11/02/cutlass-gemm-budget/ /posts/2024/cutlass-gemm-budget.html",
         "/2023/05/20/profiling-gemm-epilogues/ /posts/2023/profiling-gemm-epilogues.html",
         "/2024/09/10/persistent-kernels-stream-k/ /posts/2024/persistent-kernels-stream-k.html",
         "/2024/12/05/guest-warp-specialization/ /posts/2024/guest-warp-specialization.html",
+        "/about/ /pages/about.html",
     ]
+    # The archives, the feed and ?p=ID: what a static site cannot serve by itself.
+    assert "/category/gpu-kernels/ /blog/category/article.html" in lines  # as it was mapped
+    assert "/tag/stream-k/ /blog/tag/stream-k.html" in lines
+    assert "/author/guest-writer/ /blog/author/priya.html" in lines
+    assert "/feed/ /feeds/rss.xml" in lines
+    assert "# /?p=101 /posts/2025/tiling-flashattention-hopper.html" in lines
 
 
 # -- The converter on its own --------------------------------------------------------------------

@@ -10,16 +10,19 @@ or a file that cannot be read.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from collections import Counter
 from pathlib import Path
 
+from ..checks.pages import check_page
 from ..checks.rawhtml import shorten
 from .arguments import UsageError, names_from
 from .detect import read
 from .model import ImportFileError, Item, Source
+from .oldaddresses import archive_redirects, blocked, feed_redirects, html_path, print_redirects
 from .posts import (
     ItemError,
+    ItemErrors,
     Names,
     authors,
     categories_and_tags,
@@ -27,12 +30,14 @@ from .posts import (
     front_matter,
     not_published,
     old_path,
+    page_front_matter,
     plain_text,
     redirect_docname,
     slugify,
     title_text,
 )
 from .proof import ProofError, site_settings
+from .report import Report
 from .write import Existing, Post, Renderer, baseline, check, write
 
 OK, PROBLEMS, USAGE = 0, 1, 2
@@ -58,105 +63,145 @@ def run(args: argparse.Namespace, site) -> int:
 class Import:
     def __init__(self, site, source: Source, names: Names, uploads: Path | None, args):
         self.site, self.source, self.names, self.args = site, source, names, args
-        self.shown = args.file
         self.renderer = Renderer(
             source.site_url, uploads, site_settings(site.conf), source.attachments
         )
         self.existing = Existing.read(site)
-        self.counts: Counter = Counter()
-        self.redirects: list[tuple[str, str]] = []
-        self.lines: list[tuple[int, int, str]] = []  # printed in the file's order at the end
-
-    def say(self, item: Item, message: str) -> None:
-        self.lines.append((item.line, len(self.lines), f"{self.shown}:{item.line}: {message}"))
+        self.report = Report(args.file, dry_run=args.dry_run or args.rtd_redirects)
+        self.redirects: list[tuple[str, str, str]] = []  # (old path, new path, what)
 
     def run(self) -> int:
         posts: list[Post] = []
         taken: dict[str, Item] = {}
         for item in self.source.items:
-            reason, why = not_published(item)
+            is_page = item.kind == "page" and item.status == "publish" and not item.password
+            reason, why = ("", "") if is_page else not_published(item)
             if reason:
-                self.counts[reason] += 1
-                self.say(item, f"not imported: {item.label}: {why}")
+                self.report.skip(item, reason, why)
                 continue
             if item.source_id and item.source_id in self.existing.by_source:
                 relpath = self.existing.by_source[item.source_id]
-                self.counts["already imported"] += 1
-                self.say(item, f"already imported: {item.label} is {relpath}")
+                self.report.counts["already imported"] += 1
+                self.report.say(item, f"already imported: {item.label} is {relpath}")
                 self._redirect(item, relpath)
                 continue
             try:
-                post = self.prepare(item, taken)
+                post = self.prepare(item, taken, page=is_page)
+            except ItemErrors as errors:
+                for error in errors.errors:
+                    self.report.error(item, str(error), error.kind, error.subject)
+                continue
             except ItemError as error:
-                self.error(item, str(error))
+                self.report.error(item, str(error), error.kind, error.subject)
                 continue
             except (OSError, ValueError) as error:  # a name the file system refuses, ...
-                self.error(item, f"cannot import it ({error})")
+                self.report.error(item, f"cannot import it ({error})", "file")
                 continue
             posts.append(post)
         posts = self.render_and_check(posts)
         for post in posts:
             self.finish(post)
-        return self.summary()
+        return self.summary(posts)
 
-    def error(self, item: Item, message: str) -> None:
-        self.counts["error"] += 1
-        self.say(item, f"error: {item.label} not imported: {message}")
-
-    def prepare(self, item: Item, taken: dict[str, Item]) -> Post:
+    def prepare(self, item: Item, taken: dict[str, Item], page: bool = False) -> Post:
+        errors: list[ItemError] = []
         if not title_text(item.title):
-            raise ItemError("it has no title: give it one on WordPress and export again")
-        if item.date is None:
-            raise ItemError("it has no date (or one that cannot be read)")
-        slug = slugify(item.slug) or slugify(item.title)
+            errors.append(ItemError("it has no title: give it one and export again", "title"))
+        if item.date is None and not page:
+            raise ItemError("it has no date (or one that cannot be read)", "date")
+        slug = slugify(item.slug) or slugify(title_text(item.title))
         if not slug:
-            raise ItemError("its slug and title have no letters or digits to make a file name from")
-        relpath = f"posts/{item.date.year}/{slug}.md"
+            errors.append(ItemError("no letters or digits to make a file name from", "slug"))
+            raise ItemErrors(errors)
+        relpath = self._page_path(item, slug) if page else f"posts/{item.date.year}/{slug}.md"
         if (self.site.root / relpath).exists():
-            raise ItemError(f"{relpath} already exists (and kb import never overwrites)")
-        if relpath in taken:
-            raise ItemError(
-                f"{relpath} is also the file of {taken[relpath].label} (line {taken[relpath].line})"
+            errors.append(
+                ItemError(f"{relpath} already exists (and kb import never overwrites)", "file")
             )
-        taken[relpath] = item
-        categories, tags = categories_and_tags(item, self.names)
-        keys = authors(item, self.names)
-        # A feed item with only its summary lives at its old address (a WXR post never does).
-        summary_only = not item.raw and not item.content.strip()
+        elif relpath in taken:
+            first = taken[relpath]
+            errors.append(
+                ItemError(
+                    f"{relpath} is also the file of {first.label} (line {first.line})", "file"
+                )
+            )
+        taken.setdefault(relpath, item)
+        categories, tags, keys = [], [], []
+        if not page:
+            try:
+                categories, tags = categories_and_tags(item, self.names)
+            except ItemError as error:
+                errors.append(error)
+            try:
+                keys = authors(item, self.names)
+            except ItemError as error:
+                errors.append(error)
+        # A feed item with only its summary, or a teaser ending in [...], lives at its old
+        # address: an external post that links there (a WXR post never does).
+        teaser = is_teaser(item.content)
+        summary_only = (not item.raw and not item.content.strip()) or teaser
         external = item.link if summary_only and item.link.startswith(("http:", "https:")) else ""
         description = plain_text(item.excerpt) if item.excerpt.strip() else ""
-        if summary_only and not external:
+        description = description or (plain_text(item.content) if teaser else "")
+        if summary_only and not external and not page:
             shown = shorten(item.link) or "none"
-            raise ItemError(
-                f"only a summary and no web address to link to (its link: {shown}): an "
-                "external post needs an http(s) address; import the full feed or export"
+            errors.append(
+                ItemError(
+                    f"only a summary and no web address to link to (its link: {shown}): an "
+                    "external post needs an http(s) address; import the full feed or export",
+                    "summary",
+                )
             )
         if external and not description:
-            raise ItemError("a feed item with neither its text nor a summary")
+            errors.append(ItemError("a feed item with neither its text nor a summary", "summary"))
+        if errors:
+            raise ItemErrors(errors)
         path = old_path(item.link, self.source.site_url)
-        redirect = "" if external else redirect_docname(path)
+        redirect = "" if external or page else redirect_docname(path)
         notes = []
-        if redirect and self.site.exists(redirect):
+        if redirect and blocked(redirect, self.site):
+            new = html_path(relpath)
+            self.redirects.append(("/" + path.lstrip("/"), new, "post"))
+            notes.append(
+                f"no redirect page at {path}: the site's own {blocked(redirect, self.site)}/ is "
+                "there; set this redirect at the host (kb import --rtd-redirects prints it)"
+            )
+            redirect = ""
+        elif redirect and self.site.exists(redirect):
             notes.append(f"no redirect from {path}: the site has a page {redirect} already")
             redirect = ""
-        elif path and not external and not redirect:
+        elif path and not external and not redirect and not page:
             notes.append(f"no redirect from {path}: not a path a file can have")
-        day = item.date.date().isoformat()
-        updated = item.modified.date().isoformat() if item.modified else ""
-        fields = front_matter(
-            day,
-            updated if updated > day else "",
-            categories,
-            self._tags(tags),
-            keys,
-            description,
-            external,
-            redirect,
-            item.source_id,
-        )
-        post = Post(item, self.site.root / relpath, relpath, fields, item.title, item.content)
-        post.fixed_notes = notes
+        if page:
+            notes.append("a page: list it in the toctree of index.md to show it in the navigation")
+            fields = page_front_matter(item.source_id)
+            if path and html_path(relpath) != "/" + path.strip("/") + ".html":
+                self.redirects.append(("/" + path.lstrip("/"), html_path(relpath), "page"))
+        else:
+            day = item.date.date().isoformat()
+            updated = item.modified.date().isoformat() if item.modified else ""
+            fields = front_matter(
+                day,
+                updated if updated > day else "",
+                categories,
+                self._tags(tags),
+                keys,
+                description,
+                external,
+                redirect,
+                item.source_id,
+            )
+        body = "" if external else item.content
+        post = Post(item, self.site.root / relpath, relpath, fields, item.title, body)
+        post.fixed_notes, post.page = notes, page
         return post
+
+    def _page_path(self, item: Item, slug: str) -> str:
+        """``pages/<old path>.md`` (``/about/team/`` -> ``pages/about/team.md``)."""
+        path = old_path(item.link, self.source.site_url)
+        parts = [slugify(part) for part in path.split("/") if part.strip()]
+        parts = [part for part in parts if part] or [slug]
+        return "pages/" + "/".join(parts) + ".md"
 
     def _tags(self, tags: list[str]) -> list[str]:
         """Tags as ablog keeps them, spelled as the site (or an earlier item) spells them."""
@@ -188,77 +233,74 @@ class Import:
                 try:
                     self.renderer.render(post, links, by_id)
                 except ProofError as error:
-                    failed[post.relpath] = [f"{error}: nothing was written for it"]
+                    failed[post.relpath] = [("markup", f"{error}: nothing was written for it")]
                 except Exception as error:  # noqa: BLE001 -- any HTML at all: report, never crash
-                    failed[post.relpath] = [f"its HTML cannot be converted ({error!r})"]
-            errors = failed or check(self.site, posts, before)
+                    failed[post.relpath] = [
+                        ("convert", f"its HTML cannot be converted ({error!r})")
+                    ]
+            found = check(self.site, [post for post in posts if not post.page], before)
+            for post in posts:
+                if post.page:
+                    problems = [p for p in check_page(post.text)[1] if p.is_error]
+                    found.update({post.relpath: [f"line {p.line}: {p.message}" for p in problems]})
+            checked = {
+                relpath: [("check", f"{relpath} would not pass kb check ({m})") for m in messages]
+                for relpath, messages in found.items()
+                if messages
+            }
+            errors = failed or checked
             if not errors:
                 return posts
             for post in posts:
-                for message in errors.get(post.relpath, [])[:1]:
-                    if post.relpath in failed:
-                        self.error(post.item, message)
-                    else:
-                        self.error(post.item, f"{post.relpath} would not pass kb check ({message})")
+                for kind, message in errors.get(post.relpath, []):
+                    self.report.error(post.item, message, kind)
             posts = [post for post in posts if post.relpath not in errors]
 
     def finish(self, post: Post) -> None:
-        item = post.item
-        verb = "would write" if self.args.dry_run or self.args.rtd_redirects else "wrote"
+        verb = "would write" if self.report.dry_run else "wrote"
+        images = len(post.images)
         if verb == "wrote":
             try:
-                self.counts["images"] += write(post)
+                images = write(post)
             except OSError as error:
-                self.error(item, f"cannot write {post.relpath} ({error})")
+                self.report.error(post.item, f"cannot write {post.relpath} ({error})", "file")
                 return
+        self.report.written(post.item, post.relpath, images, post.notes, verb)
+        if post.page:
+            self.report.counts["pages"] += 1
         else:
-            self.counts["images"] += len(post.images)
-        self.counts["written"] += 1
-        extra = f" and {len(post.images)} image(s) into {post.folder.name}/" if post.images else ""
-        self.say(item, f"{verb} {post.relpath}{extra} from {item.label}")
-        for note in post.notes:
-            self.counts["notes"] += 1
-            self.say(item, f"note: {post.relpath}: {note}")
-        self._redirect(item, post.relpath)
+            self._redirect(post.item, post.relpath)
 
     def _redirect(self, item: Item, relpath: str) -> None:
         path = old_path(item.link, self.source.site_url)
         if path and redirect_docname(path) and item.content.strip():
-            self.redirects.append(
-                ("/" + path.lstrip("/"), "/" + relpath.removesuffix(".md") + ".html")
-            )
+            self.redirects.append(("/" + path.lstrip("/"), html_path(relpath), "post"))
+        if item.post_id and item.kind == "post":
+            self.redirects.append((f"/?p={item.post_id}", html_path(relpath), "id"))
 
-    def summary(self) -> int:
-        stream = sys.stderr if self.args.rtd_redirects else sys.stdout
-        for _, _, line in sorted(self.lines):
-            print(line, file=stream)
+    def summary(self, posts: list[Post]) -> int:
+        from ablog.blog import slugify as ablog_slug
+
+        written = [post for post in posts if not post.page]
+        host = [r for r in self.redirects if r[2] in ("id",) or r[0].startswith("/?")]
+        host += [r for r in self.redirects if r[2] in ("page",)]
+        host += [
+            r for r in self.redirects if r[2] == "post" and blocked(r[0].strip("/"), self.site)
+        ]
+        if written:
+            host += archive_redirects(self.source, self.names, written, ablog_slug)
+            host += feed_redirects()
+        self.report.host_redirects = host
+        problems = self.report.print(self.args.rtd_redirects)
         if self.args.rtd_redirects:
-            for old, new in self.redirects:
-                print(f"{old} {new}")
-        counts = self.counts
-        done = "would write" if self.args.dry_run or self.args.rtd_redirects else "wrote"
-        line = f"kb import: {done} {counts['written']} post(s) and {counts['images']} image(s)"
-        if counts["already imported"]:
-            line += f"; {counts['already imported']} already imported"
-        if counts["notes"]:
-            line += f"; {counts['notes']} note(s) to read"
-        print(line, file=sys.stderr)
-        skipped = {
-            k: v
-            for k, v in counts.items()
-            if k not in ("written", "images", "already imported", "notes", "error")
-        }
-        if skipped:
-            listed = ", ".join(f"{number} {reason}" for reason, number in skipped.items())
-            print(
-                f"kb import: not imported (not published posts on WordPress): {listed}",
-                file=sys.stderr,
-            )
-        if counts["error"]:
-            print(
-                f"kb import: {counts['error']} error(s): those posts were not imported; fix what "
-                "the lines above say and run kb import again (it skips what it already imported)",
-                file=sys.stderr,
-            )
+            pages = [r for r in self.redirects if r[2] == "post" and r not in host]
+            print_redirects(pages + host, sys.stdout)
+        if problems:
             return PROBLEMS
         return OK
+
+
+def is_teaser(content: str) -> bool:
+    """Is this only the start of a post, cut where WordPress cuts a summary ("[…]")?"""
+    tail = content.strip()[-40:]
+    return bool(re.search(r"\[(?:…|\.\.\.|&hellip;|&#8230;|&#x2026;)\]\s*(?:</p>)?$", tail))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from ..checks.rawhtml import shorten
 from ..core.bounded import read_bounded
 from .model import ATOM, ImportFileError, Source
 
@@ -53,7 +54,10 @@ def parse(path: Path, shown: str) -> etree._Element:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as error:
         line, column = error.position if error.position else (1, 1)
-        message = (error.msg or str(error)).split(f", line {line}")[0].strip()
+        # One line, no control characters (lxml quotes the bytes it choked on, which a
+        # terminal would obey), at most 160 characters.
+        message = (error.msg or str(error)).split(f", line {line}")[0]
+        message = " ".join(shorten(message, 160).split())
         if (line, column) <= (1, 2) and "Start tag expected" in message:
             raise ImportFileError(
                 f"{shown}:1:1: not XML: kb import reads a WordPress export (Tools > Export), "

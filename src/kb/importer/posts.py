@@ -30,7 +30,7 @@ from .model import Item
 
 #: What is not imported, and why: (the reason the summary counts, what the item's line says).
 NOT_POSTS = {
-    "page": ("page", "a page, not a post: copy it by hand into pages/ if the site needs it"),
+    "page": ("page", "a page that is not published"),
     "attachment": ("attachment", "an uploaded file: copied with the posts that show it"),
     "nav_menu_item": ("menu item", "a menu item of the WordPress theme"),
 }
@@ -46,7 +46,20 @@ _SAFE_SEGMENT = re.compile(r"^[\w.~+-]+$")
 
 
 class ItemError(Exception):
-    """Why an item cannot become a post; the message says what to do."""
+    """Why an item cannot become a post; the message says what to do. ``kind`` groups the
+    same problem of many items in the summary; ``subject`` is what it is about."""
+
+    def __init__(self, message: str, kind: str = "", subject: str = ""):
+        super().__init__(message)
+        self.kind, self.subject = kind or "other", subject
+
+
+class ItemErrors(Exception):
+    """Every problem of one item, found in one pass."""
+
+    def __init__(self, errors: list[ItemError]):
+        super().__init__("; ".join(str(e) for e in errors))
+        self.errors = errors
 
 
 @dataclass
@@ -58,6 +71,9 @@ class Names:
     category_map: dict[str, str] = field(default_factory=dict)
     author_map: dict[str, str] = field(default_factory=dict)
     author_names: dict[str, str] = field(default_factory=dict)  # WXR login -> display name
+    tag_map: dict[str, str] = field(default_factory=dict)
+    default_category: str = ""
+    categories_as_tags: bool = False
 
     def category(self, *spellings: str) -> str | None:
         for spelling in spellings:
@@ -113,24 +129,41 @@ def categories_and_tags(item: Item, names: Names) -> tuple[list[str], list[str]]
         found = [(term, names.category(term)) for term in item.terms]
         categories = [c for _, c in found if c]
         tags += [term for term, c in found if not c]
+        if not categories and names.default_category:
+            categories = [names.default_category]
         if not categories:
             raise ItemError(
-                f"none of its terms ({', '.join(item.terms)}) is a category of the site "
-                f"({', '.join(names.categories)}): add --map-category 'TERM=CATEGORY'"
+                f"none of its terms ({', '.join(item.terms) or 'none'}) is a category of the "
+                f"site ({', '.join(names.categories)}): add --default-category CATEGORY or "
+                "--map-category 'TERM=CATEGORY'",
+                "category",
+                ", ".join(item.terms) or "(none)",
             )
         return list(dict.fromkeys(categories)), tags
     categories, unknown = [], []
     for category in item.categories:
+        if category.nicename.casefold() == "uncategorized" and not names.category(category.name):
+            continue  # WordPress's own default: no category at all
         mapped = names.category(category.name, category.nicename)
         (categories if mapped else unknown).append(mapped or category.name)
+    if names.categories_as_tags:
+        tags += unknown
+    if (unknown or not categories) and names.default_category:
+        if not categories or not names.categories_as_tags:
+            categories.append(names.default_category)
+        unknown = []
     if unknown or not categories:
         missing = ", ".join(f'"{name}"' for name in unknown) or "none"
         first = unknown[0] if unknown else "OLD"
+        site = names.categories[0] if names.categories else "NEW"
         raise ItemError(
             f"category {missing} is not one of the site's ({', '.join(names.categories)}): "
-            f"add --map-category '{first}={names.categories[0] if names.categories else 'NEW'}' "
-            "(repeat for each), or add it to kb_categories in conf.py"
+            f"add --default-category {site}, --map-category '{first}={site}' or a --map file, "
+            "or add it to kb_categories in conf.py",
+            "category",
+            ", ".join(unknown) or "(none)",
         )
+    tags = [names.tag_map.get(tag.strip().casefold(), tag) for tag in tags]
     return list(dict.fromkeys(categories)), tags
 
 
@@ -142,7 +175,10 @@ def authors(item: Item, names: Names) -> list[str]:
     if unknown:
         raise ItemError(
             f'author "{unknown[0]}" is not a key of blog_authors ({", ".join(names.authors)}): '
-            f"add --map-author '{unknown[0]}=KEY', or add the author to blog_authors in conf.py"
+            f"add --map-author '{unknown[0]}=KEY' or a --map file, or add the author to "
+            "blog_authors in conf.py",
+            "author",
+            unknown[0],
         )
     return list(dict.fromkeys(keys))
 
@@ -217,6 +253,11 @@ def escape_title(title: str) -> str:
     from .escape import text
 
     return text(title_text(title))
+
+
+def page_front_matter(source_id: str) -> list[str]:
+    """A page's: not in any toctree until the author lists it (no warning meanwhile)."""
+    return ["orphan: true", *([f"source_id: {scalar(source_id)}"] if source_id else [])]
 
 
 def front_matter(

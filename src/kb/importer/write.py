@@ -45,6 +45,7 @@ class Post:
     seen: dict[str, str] = field(default_factory=dict)  # each image's address, looked up once
     noted: set[str] = field(default_factory=set)  # images reported as not copied
     fixed_notes: list[str] = field(default_factory=list)  # from the item, not its HTML
+    page: bool = False  # a WordPress page, written under pages/
 
     @property
     def folder(self) -> Path:
@@ -62,7 +63,7 @@ class Existing:
     @classmethod
     def read(cls, site: Site) -> Existing:
         found = cls()
-        for path in site.post_paths():
+        for path in [*site.post_paths(), *site.page_paths()]:
             try:
                 fields, _, _ = read_front_matter(path.read_text(encoding="utf-8-sig"))
             except (OSError, UnicodeDecodeError):

@@ -1,0 +1,81 @@
+"""Old addresses of the WordPress site: which become redirect pages, which the host must serve.
+
+A post's old address becomes its ``redirect:`` (a page ablog writes at that path), unless the
+path lies under a folder the build writes itself (``blog/``, ``feeds/``, ``search/``, ...):
+such a page would collide with the site's own, so that address goes to the host's redirects
+instead, never to a front matter that ``kb check`` refuses. Host redirects are also what a
+static site cannot serve at all: the feed (``/feed/``), category, tag and author archives
+(``/category/x/``), and ``?p=ID`` links. They are printed in Read the Docs' page-redirect
+form, one ``FROM TO`` pair a line (Admin > Redirects > Page redirect); ``?p=ID`` needs a host
+that matches query strings (Read the Docs does not), and is printed as a comment for one.
+"""
+
+from __future__ import annotations
+
+from ..checks.sitechecks import GENERATED
+
+
+def blocked(docname: str, site) -> str:
+    """The folder of the build's own pages that ``docname`` falls under, or ""."""
+    blog = str(site.conf.get("blog_path") or "blog").strip("/")
+    notfound = str(site.conf.get("notfound_pagename") or "404")
+    lowered = docname.casefold()
+    for folder in (blog, notfound, *GENERATED):
+        folder = folder.casefold()
+        if lowered == folder or lowered.startswith(folder + "/"):
+            return folder
+    return ""
+
+
+def html_path(relpath: str) -> str:
+    return "/" + relpath.removesuffix(".md").removesuffix("/index") + ".html"
+
+
+def archive_redirects(source, names, posts, ablog_slug) -> list[tuple[str, str, str]]:
+    """The WordPress archives the imported posts were listed in, to the site's listings:
+    (old path, new path, what)."""
+    found: dict[str, tuple[str, str, str]] = {}
+    blog = "/blog"
+    for post in posts:
+        item = post.item
+        for category in item.categories:
+            new = names.category(category.name, category.nicename) or names.default_category
+            slug = category.nicename or ablog_slug(category.name)
+            if new and slug:
+                old = f"/category/{slug}/"
+                found.setdefault(old, (old, f"{blog}/category/{ablog_slug(new)}.html", "category"))
+        for tag in item.tags:
+            slug = ablog_slug(tag)
+            if slug:
+                old = f"/tag/{slug}/"
+                found.setdefault(old, (old, f"{blog}/tag/{slug}.html", "tag"))
+        for login in item.authors:
+            key = names.author(login) if names.authors else login
+            if key:
+                old = f"/author/{login}/"
+                found.setdefault(old, (old, f"{blog}/author/{ablog_slug(key)}.html", "author"))
+    return sorted(found.values())
+
+
+def feed_redirects() -> list[tuple[str, str, str]]:
+    return [
+        ("/feed/", "/feeds/rss.xml", "feed"),
+        ("/feed/atom/", "/feeds/atom.xml", "feed"),
+        ("/rss/", "/feeds/rss.xml", "feed"),
+    ]
+
+
+def print_redirects(pairs, stream) -> None:
+    """Read the Docs page redirects, ``FROM TO``; query-string ones as a comment."""
+    query = [pair for pair in pairs if "?" in pair[0]]
+    for old, new, _ in pairs:
+        if "?" not in old:
+            print(f"{old} {new}", file=stream)
+    if query:
+        print(
+            "# Read the Docs cannot match query strings; a host that can (Netlify: "
+            '"/ p=ID /new 301", nginx: a map on $arg_p) should send these:',
+            file=stream,
+        )
+        for old, new, _ in query:
+            print(f"# {old} {new}", file=stream)
