@@ -11,13 +11,25 @@ VNU_VERSION ?= 26.9.27
 VNU_DIR ?= $(HOME)/.cache/kb-vnu
 VNU_JAR := $(VNU_DIR)/node_modules/vnu-jar/build/dist/vnu.jar
 
-.PHONY: html test test-oldest test-latest serve lint clean browser vnu bench bench-search
+# The suite runs in parallel, one pytest-xdist worker per core; a test file's tests stay in one
+# worker, so a root a module builds once is built once. Coverage of src/kb is measured (builds
+# started as subprocesses too) and the run fails under COVERAGE_MIN percent.
+PYTEST_PARALLEL ?= -n auto --dist loadfile
+COVERAGE_MIN ?= 90
+COVERAGE := --cov --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_MIN)
+
+.PHONY: html test test-fast test-oldest test-latest serve lint clean browser vnu bench bench-search
 
 html: $(VENV)/.site-installed
 	$(BIN)/sphinx-build $(SPHINXOPTS) -b html -d $(BUILDDIR)/doctrees . $(BUILDDIR)/html
 
 test: $(VENV)/.test-installed browser vnu lint
-	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_ARGS)
+	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_PARALLEL) $(COVERAGE) $(PYTEST_ARGS)
+
+# While you work: the tiers that need neither the real site nor a browser, and no test that
+# builds many times (`-m "unit or build"`); no coverage bound, as most of the code is not run.
+test-fast: $(VENV)/.test-installed
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "unit or build" $(PYTEST_ARGS)
 
 # The dependency matrix: the whole suite against the oldest versions pyproject.toml allows
 # (each lower bound pinned) and against the newest, each in a virtual environment of its own.
