@@ -108,8 +108,9 @@ def _background_replace(path: Path, data: bytes) -> None:
 
 #: ``KB_CRASH_AT=<stage>:<n>[:<how>]``: the ``n``-th time the build passes ``crash_point(stage)``
 #: it stops, ``how`` being ``KILL`` (SIGKILL, the default), ``TERM`` (SIGTERM) or ``RAISE`` (an
-#: exception). Read once, when this module is imported; unset, a crash point costs one test.
-_CRASH_AT = os.environ.get("KB_CRASH_AT", "")
+#: exception). Read at each crash point (a dictionary lookup), so that a build forked from a
+#: warm process (kb serve's worker, the tests) reads its own.
+CRASH_VARIABLE = "KB_CRASH_AT"
 _crash_counts: dict[str, int] = {}
 _crash_lock = threading.Lock()
 
@@ -120,21 +121,19 @@ class CrashPoint(RuntimeError):
 
 def crashing() -> bool:
     """Whether this process was started to stop at a crash point."""
-    return bool(_CRASH_AT)
+    return bool(os.environ.get(CRASH_VARIABLE))
 
 
 def crash_point(stage: str) -> None:
     """A place where ``tests/hostile/test_interrupted.py`` may stop the build."""
-    if not _CRASH_AT:
+    wanted = os.environ.get(CRASH_VARIABLE)
+    if not wanted or not wanted.startswith(stage + ":"):
         return
-    wanted, _, rest = _CRASH_AT.partition(":")
-    if wanted != stage:
-        return
-    count, _, how = rest.partition(":")
+    count, _, how = wanted[len(stage) + 1 :].partition(":")
     with _crash_lock:
         _crash_counts[stage] = seen = _crash_counts.get(stage, 0) + 1
     if seen != int(count or 1):
         return
     if how == "RAISE":
-        raise CrashPoint(f"KB_CRASH_AT={_CRASH_AT}")
+        raise CrashPoint(f"{CRASH_VARIABLE}={wanted}")
     os.kill(os.getpid(), signal.SIGTERM if how == "TERM" else signal.SIGKILL)

@@ -99,7 +99,7 @@ class _WholePages:
         partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
         journal = getattr(self, "kb_journal", None)  # set by kb.core.freshness
         if journal is not None:
-            journal.begin(pagename)  # kb.core.journal: before the first write, on disk
+            journal.begin()  # kb.core.journal: before the first write, on disk
         crash_point("page")
         try:
             super().handle_page(

@@ -12,6 +12,8 @@ import gzip
 import hashlib
 from pathlib import Path
 
+from ..core.fileio import crash_point
+
 MAGIC = b"pagefind_dcd"
 
 
@@ -160,6 +162,7 @@ def pack(
     except OSError:
         current = None
     if current != compressed:
+        crash_point("merge")
         tmp = path.with_name(f".{path.name}.partial")
         tmp.write_bytes(compressed)
         tmp.replace(path)

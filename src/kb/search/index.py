@@ -106,6 +106,7 @@ def _build_finished(app: Sphinx, exception) -> None:
     if reindexed:
         prune_records(app, app.kb_search_sources)
     complete_search_page(app, Path(app.outdir) / BUNDLE_DIR)
+    run.finish()  # the old bundle's files go once the search page names the new ones
     logger.info("kb search: %d pages indexed (%.1f s waited)", count, time.perf_counter() - start)
     expected = len(app.kb_search_sources)
     if count != expected:

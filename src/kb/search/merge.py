@@ -30,10 +30,11 @@ import hashlib
 import json
 import os
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.fileio import write_atomically
+from .bundle import link_into_place
 from .cbor import Unexpected, decode, encode, encode_head, head, pack, read_file, skip, unpack
 from .metafields import renumbered
 
@@ -157,13 +158,16 @@ def _sort_values(folder, language, sorts, records) -> dict[str, list[tuple[str, 
 # -- Merging ----------------------------------------------------------------------------------
 
 
-def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> int:
-    """Write ``bundle`` from ``shards``: one Pagefind bundle of all their pages; pages in it.
+def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> set[str]:
+    """Write ``bundle`` from ``shards``: one Pagefind bundle of all their pages; the names of
+    its files (as ``folder/name``).
 
     Files already in ``bundle`` with the right bytes are kept (names are hashes of the
-    bytes); files no longer named are removed, so the bundle is what a merge into an empty
-    folder gives. ``written``: what the last merge wrote, kept by the caller between builds
-    (see :func:`kb.search.cbor.pack`); updated to what this merge leaves."""
+    bytes); new ones are renamed into place, the entry last, so a reader of the old entry
+    finds every file it names. Removing the files no longer named
+    (:func:`kb.search.bundle.prune`) leaves what a merge into an empty folder gives.
+    ``written``: what the last merge wrote, kept by the caller between builds (see
+    :func:`kb.search.cbor.pack`); updated to what this merge leaves."""
     if not shards:
         raise Unexpected("nothing to merge")
     first = shards[0]
@@ -188,15 +192,19 @@ def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> int
     _copy_scripts(Path(first.folder), bundle, keep)
     entry_path = bundle / ENTRY
     text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
-    if not entry_path.is_file() or entry_path.read_text(encoding="utf-8") != text:
-        entry_path.write_text(text, encoding="utf-8")
+    try:
+        same = entry_path.read_text(encoding="utf-8") == text
+    except (OSError, ValueError):
+        same = False
+    if not same:
+        write_atomically(entry_path, text)
     keep.add(entry_path)
-    _remove_others(bundle, keep, fragments)
     if written is not None:
         kept = {str(path) for path in keep}
         for path in [path for path in written if path not in kept]:
             del written[path]
-    return sum(language["page_count"] for language in entry["languages"].values())
+    names = {path.relative_to(bundle).as_posix() for path in keep}
+    return names | {f"fragment/{name}" for name in fragments}
 
 
 def _merge_language(
@@ -378,21 +386,6 @@ def _link(source, target, compare_bytes: bool = False) -> None:
             return
         if compare_bytes and Path(source).read_bytes() == Path(target).read_bytes():
             return
-        os.unlink(target)
     except FileNotFoundError:
         pass
-    try:
-        os.link(source, target)
-    except OSError:  # another file system
-        shutil.copyfile(source, target)
-
-
-def _remove_others(bundle: Path, keep: set[Path], fragments: set[str]) -> None:
-    for folder in (bundle, bundle / "index", bundle / "filter"):
-        for path in folder.iterdir():
-            if path.is_file() and path not in keep:
-                path.unlink()
-    with os.scandir(bundle / "fragment") as entries:
-        for entry in entries:
-            if entry.is_file() and entry.name not in fragments:
-                os.unlink(entry.path)
+    link_into_place(source, target)

@@ -18,6 +18,8 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from ..config import KbConfig
+from ..core.fileio import crash_point, write_atomically
+from . import bundle as bundle_files
 from .canonical import canonicalize
 from .cbor import Unexpected
 from .shards import FORMAT as SHARDS_FORMAT
@@ -45,7 +47,8 @@ EXCLUDE_SELECTORS = (
     ".kb-related",
 )
 
-#: In the doctree folder: what the last bundle was made from.
+#: In the doctree folder: what the last bundle was made from, and its files
+#: (:mod:`.bundle`).
 STATE_FILE = "kb-search-state"
 #: In the doctree folder: the settings under which shards could not be merged, if any.
 UNSHARDED_FILE = "kb-search-unsharded"
@@ -78,8 +81,11 @@ def pagefind_command(executable: Path, site: Path, bundle: Path, keep_index_url:
 
 def indexed_page_count(bundle: Path) -> int:
     """Pages in the bundle: those whose HTML carries ``data-pagefind-body``."""
-    entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
-    return sum(language["page_count"] for language in entry["languages"].values())
+    try:
+        entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
+        return sum(language["page_count"] for language in entry["languages"].values())
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return 0  # the caller warns that the index does not hold the pages it should
 
 
 def _pagefind_executable() -> Path:
@@ -101,7 +107,8 @@ class IndexRun:
     Pagefind's command line indexes a folder: it gets one that holds only the pages to index
     (hard links to their records), so pages left on disk by earlier builds are never found.
     (Its Python API can stop the indexer before it has finished writing a large bundle.)
-    When the sources and settings are those the bundle was made from, nothing runs. Pagefind
+    When the sources and settings are those the bundle was made from and the bundle is whole
+    (:func:`kb.search.bundle.is_intact`), nothing runs. Pagefind
     writes its filter index in an arbitrary order (Pagefind/pagefind#638): the bundle is put
     in a stable order afterwards (:mod:`.canonical`), so the same pages give the same bytes.
 
@@ -109,6 +116,10 @@ class IndexRun:
     shards a change touched are indexed again, and merged into one bundle. Should the merge
     meet a bundle it does not know (another Pagefind version), every page is indexed in one
     run instead.
+
+    Pagefind writes into a folder of its own; :meth:`wait` puts the new files into the bundle
+    beside the old ones, and :meth:`finish`, once the search page carries the new entry,
+    removes the old ones and records the bundle (:mod:`.bundle`).
     """
 
     def __init__(
@@ -123,6 +134,7 @@ class IndexRun:
         self.state = workdir / STATE_FILE
         self.sources, self.workdir, self.keep_index_url = sources, workdir, keep_index_url
         self.process = self.sharded = None
+        self.published: set[str] | None = None  # the new bundle's files, once they are in
         # Signed with the settings and Pagefind's version; the binary is looked up (an import
         # and a search of the package) only when it has to run.
         template = pagefind_command(Path("pagefind"), Path("<site>"), self.bundle, keep_index_url)
@@ -139,8 +151,7 @@ class IndexRun:
             return
         shutil.rmtree(workdir / SHARDS_DIR, ignore_errors=True)
         self.fingerprint = self._fingerprint()
-        unchanged = _read(self.state) == self.fingerprint
-        self.reindexed = not (unchanged and (self.bundle / "pagefind-entry.json").is_file())
+        self.reindexed = not bundle_files.is_intact(self.state, self.fingerprint, self.bundle)
         if self.reindexed:
             self._start_single()
 
@@ -153,13 +164,15 @@ class IndexRun:
         return pagefind_command(executable, site, bundle, self.keep_index_url)
 
     def _start_single(self) -> None:
-        # A fresh bundle: fragments of deleted or renamed pages must not linger.
-        shutil.rmtree(self.bundle, ignore_errors=True)
+        bundle_files.invalidate(self.state)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.staging = Path(tempfile.mkdtemp(prefix="kb-search-", dir=self.workdir))
-        stage(self.sources, self.staging)
+        stage(self.sources, self.staging / "site")
         command = pagefind_command(
-            _pagefind_executable(), self.staging, self.bundle, self.keep_index_url
+            _pagefind_executable(),
+            self.staging / "site",
+            self.staging / "bundle",
+            self.keep_index_url,
         )
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -182,18 +195,37 @@ class IndexRun:
                 self.sharded.cancel()
                 self.sharded = None
                 shutil.rmtree(self.workdir / SHARDS_DIR, ignore_errors=True)
-                self.unsharded.write_text(f"{SHARDS_FORMAT}\0{self.settings}", encoding="utf-8")
+                write_atomically(self.unsharded, f"{SHARDS_FORMAT}\0{self.settings}")
                 self.fingerprint = self._fingerprint()
                 self._start_single()
+        if self.sharded is not None:
+            self.published = self.sharded.published
         if self.process is not None:
             output, _ = self.process.communicate()
-            shutil.rmtree(self.staging, ignore_errors=True)
-            if self.process.returncode != 0:
-                self._failed(output, self.process.returncode)
-            canonicalize(self.bundle)
-            self.state.write_text(self.fingerprint, encoding="utf-8")
-            self.process = None
+            try:
+                if self.process.returncode != 0:
+                    self._failed(output, self.process.returncode)
+                staged = self.staging / "bundle"
+                canonicalize(staged)
+                crash_point("index")
+                # A fresh bundle: fragments of deleted or renamed pages go in finish().
+                self.published = bundle_files.publish(staged, self.bundle)
+            finally:
+                shutil.rmtree(self.staging, ignore_errors=True)
+                self.process = None
         return indexed_page_count(self.bundle)
+
+    def finish(self) -> None:
+        """Once the search page carries the new entry: the old bundle's files go, and the
+        bundle is recorded (nothing to do when it was current)."""
+        if self.published is None:
+            return
+        bundle_files.prune(self.bundle, self.published)
+        if self.sharded is not None:
+            self.sharded.record()
+        else:
+            bundle_files.write_state(self.state, self.fingerprint, self.bundle)
+        self.published = None
 
     def cancel(self) -> None:
         if self.sharded is not None:
@@ -213,7 +245,10 @@ def build_search_index(
     shard_size: int = DEFAULT_SHARD_SIZE,
 ) -> int:
     """Index ``sources`` (site path → file) into ``outdir/pagefind``; pages it holds."""
-    return IndexRun(outdir, sources, workdir, keep_index_url, shard_size).wait()
+    run = IndexRun(outdir, sources, workdir, keep_index_url, shard_size)
+    count = run.wait()
+    run.finish()
+    return count
 
 
 def _pagefind_version() -> str:
@@ -253,8 +288,14 @@ def bundle_head_html(bundle: Path, prefix: str) -> str:
 
 
 def fill_search_page(page: Path, bundle: Path, prefix: str) -> None:
-    html = page.read_text(encoding="utf-8")
+    """Put the bundle's entry into the search page: a new file renamed over the page, so a
+    reader (``kb serve``, a browser) never gets half of it."""
+    try:
+        html = page.read_text(encoding="utf-8")
+    except OSError:
+        return  # no search page this build (it is written at html-collect-pages)
     section = BUNDLE_START + bundle_head_html(bundle, prefix) + BUNDLE_END
     filled = _BUNDLE_SECTION.sub(lambda _: section, html, count=1)
     if filled != html:  # an unchanged page keeps its file as it was
-        page.write_text(filled, encoding="utf-8")
+        crash_point("fill")
+        write_atomically(page, filled)

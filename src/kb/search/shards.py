@@ -24,7 +24,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..core.fileio import write_atomically
+from ..core.fileio import crash_point, write_atomically
+from . import bundle as bundle_files
 from .cbor import Unexpected
 from .merge import Shard, merge, read_shard
 
@@ -77,9 +78,7 @@ def record_digests(sources: dict[str, str], workdir: Path) -> dict[str, str]:
         seen[relpath] = [*identity, digest]
     if seen != known:
         workdir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        tmp.write_text(json.dumps(seen, sort_keys=True), encoding="utf-8")
-        tmp.replace(path)
+        write_atomically(path, json.dumps(seen, sort_keys=True))
     return digests
 
 
@@ -101,11 +100,8 @@ def stage(sources: dict[str, str], staging: Path) -> None:
             shutil.copyfile(source, target)
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return None
+def _intact(folder: Path, fingerprint: str) -> bool:
+    return bundle_files.is_intact(folder / STATE, fingerprint, folder / "bundle")
 
 
 def _load(path: Path) -> Shard:
@@ -123,7 +119,9 @@ class ShardedRun:
     """Pagefind over the changed shards, started now; :meth:`wait` merges the bundle.
 
     ``command(site, bundle)`` is Pagefind's command line for one shard. The bundle is
-    written again only when some shard changed, or when the bundle is missing."""
+    written again only when some shard changed, or when the bundle is not the one recorded
+    (:func:`kb.search.bundle.is_intact`). Each record (a shard's, the bundle's) is removed
+    before what it vouches for is touched, and written after."""
 
     def __init__(self, bundle: Path, sources, workdir: Path, command, settings: str, count: int):
         self.bundle = bundle
@@ -139,22 +137,28 @@ class ShardedRun:
                 continue
             folder = self.root / f"{count}-{number}"
             fingerprint = sources_fingerprint(f"{FORMAT}\0{settings}", group, digests)
-            current = _read(folder / STATE) == fingerprint and (folder / PARSED).is_file()
+            recorded, _ = bundle_files.read_state(folder / STATE)
+            current = recorded == fingerprint and (folder / PARSED).is_file()
             self.shards.append((folder, group, fingerprint, current))
         self._remove_other_shards()
         self.fingerprint = hashlib.sha256(
             "\0".join(fingerprint for _, _, fingerprint, _ in self.shards).encode()
         ).hexdigest()
+        self.reindexing = not all(shard[3] for shard in self.shards) or not self._bundle_current()
+        if self.reindexing:
+            # The merge links every shard's fragments: a shard whose bundle was damaged since
+            # it was recorded is indexed again.
+            self.shards = [
+                (folder, group, fingerprint, current and _intact(folder, fingerprint))
+                for folder, group, fingerprint, current in self.shards
+            ]
         self.pending = [shard for shard in self.shards if not shard[3]]
-        self.reindexing = bool(self.pending) or not self._bundle_current()
+        self.published: set[str] | None = None
         self.running: list = []
         self._start(os.cpu_count() or 1)
 
     def _bundle_current(self) -> bool:
-        return (
-            _read(self.root / STATE) == self.fingerprint
-            and (self.bundle / "pagefind-entry.json").is_file()
-        )
+        return bundle_files.is_intact(self.root / STATE, self.fingerprint, self.bundle)
 
     def _remove_other_shards(self) -> None:
         wanted = {folder.name for folder, _, _, _ in self.shards}
@@ -166,6 +170,7 @@ class ShardedRun:
     def _start(self, limit: int) -> None:
         while self.pending and len(self.running) < limit:
             folder, group, fingerprint, _ = self.pending.pop(0)
+            bundle_files.invalidate(folder / STATE)  # first: rmtree removes in any order
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             staging = Path(tempfile.mkdtemp(prefix="site-", dir=folder))
@@ -184,6 +189,7 @@ class ShardedRun:
         self._finish(failed)
         if not self.reindexing:
             return
+        bundle_files.invalidate(self.root / STATE)
         loaded: list[Shard] = []
         for shard in self.shards:
             try:
@@ -200,9 +206,12 @@ class ShardedRun:
             written = {}
         if not isinstance(written, dict):
             written = {}
-        merge(loaded, self.bundle, written)
+        self.published = merge(loaded, self.bundle, written)
         write_atomically(self.root / WRITTEN, json.dumps(written, sort_keys=True))
-        (self.root / STATE).write_text(self.fingerprint, encoding="utf-8")
+
+    def record(self) -> None:
+        """After the old bundle's files are gone: the bundle is the one these shards make."""
+        bundle_files.write_state(self.root / STATE, self.fingerprint, self.bundle)
 
     def _finish(self, failed) -> None:
         while self.running:
@@ -213,9 +222,12 @@ class ShardedRun:
                 self.cancel()
                 failed(output, process.returncode)
             shard = read_shard(folder / "bundle", group)
-            with open(folder / PARSED, "wb") as handle:
+            partial = folder / f"{PARSED}.partial"
+            with open(partial, "wb") as handle:
                 pickle.dump(shard, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            (folder / STATE).write_text(fingerprint, encoding="utf-8")
+            partial.replace(folder / PARSED)
+            crash_point("shard")
+            bundle_files.write_state(folder / STATE, fingerprint, folder / "bundle")
             self._start(os.cpu_count() or 1)
 
     def cancel(self) -> None:

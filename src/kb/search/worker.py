@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from kb.search.pagefind import BUNDLE_DIR, build_search_index, fill_search_page
+from kb.search.pagefind import BUNDLE_DIR, IndexRun, fill_search_page
 
 
 def main(argv: list[str]) -> int:
@@ -18,14 +18,10 @@ def main(argv: list[str]) -> int:
     # descriptors): the next build waits until this bundle is in place and we exit.
     listed = json.loads(Path(listing).read_text(encoding="utf-8"))
     sources = {relpath: Path(source) for relpath, source in listed.items()}
-    build_search_index(
-        outdir_path,
-        sources,
-        Path(workdir),
-        keep_index_url=url_mode == "keep-url",
-        shard_size=int(shard_size),
-    )
+    run = IndexRun(outdir_path, sources, Path(workdir), url_mode == "keep-url", int(shard_size))
+    run.wait()
     fill_search_page(Path(search_page), outdir_path / BUNDLE_DIR, prefix)
+    run.finish()  # the old bundle's files go once the search page names the new ones
     return 0
 
 
