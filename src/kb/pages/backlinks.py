@@ -58,7 +58,9 @@ def backlinks_html(posts: list[Post], prefix: str) -> str:
         for post in posts
     )
     return (
-        '<section class="kb-backlinks" aria-labelledby="kb-backlinks-title">'
+        # Other posts' titles are no words of this page (as related posts are not), and the
+        # search record of a page whose list is replaced in place stays what it was.
+        '<section class="kb-backlinks" aria-labelledby="kb-backlinks-title" data-pagefind-ignore>'
         f'<h2 id="kb-backlinks-title">{TITLE}</h2><ul class="kb-backlinks-posts">{items}</ul>'
         "</section>"
     )

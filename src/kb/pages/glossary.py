@@ -14,6 +14,7 @@ uses (:func:`kb.checks.glossary.unknown_terms`), instead of Sphinx's own; the te
 from __future__ import annotations
 
 from difflib import get_close_matches
+from html import escape
 
 from docutils import nodes
 from sphinx import addnodes
@@ -26,6 +27,7 @@ from ..core.fragments import is_fragment
 from ..core.freshness import add_signer
 from ..core.links import outgoing
 from ..core.posts import Catalog, Post, digest
+from .postpage import post_part
 
 logger = logging.getLogger(__name__)
 
@@ -74,15 +76,14 @@ def _entry_posts(app: Sphinx, item: nodes.definition_list_item) -> list[Post]:
     return sorted(chosen.values(), key=lambda p: order[p.docname])
 
 
-def _uses_paragraph(app: Sphinx, docname: str, posts: list[Post]) -> nodes.paragraph:
-    paragraph = nodes.paragraph(classes=["kb-term-uses"])
-    paragraph += nodes.strong("", USED_IN)
-    for n, post in enumerate(posts):
-        paragraph += nodes.Text(" " if n == 0 else ", ")
-        uri = app.builder.get_relative_uri(docname, post.docname)
-        paragraph += nodes.reference("", post.title, refuri=uri, internal=True)
-    paragraph += nodes.Text(".")
-    return paragraph
+def _uses_html(app: Sphinx, docname: str, posts: list[Post]) -> str:
+    """The entry's "Used in" line; never words of the glossary for search (post titles)."""
+    links = ", ".join(
+        f'<a class="reference internal" href="{escape(uri, quote=True)}">{escape(post.title)}</a>'
+        for post in posts
+        if (uri := app.builder.get_relative_uri(docname, post.docname))
+    )
+    return f'<p class="kb-term-uses" data-pagefind-ignore><strong>{USED_IN}</strong> {links}.</p>'
 
 
 def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -95,7 +96,8 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
             posts = _entry_posts(app, item)
             definition = next(iter(item.findall(nodes.definition)), None)
             if posts and definition is not None:
-                definition += _uses_paragraph(app, docname, posts)
+                html = _uses_html(app, docname, posts)
+                definition += post_part("", html=html, classes=["kb-post-part"])
 
 
 def _missing_reference(app: Sphinx, env, node, contnode):
