@@ -487,11 +487,11 @@ def test_tex_text_never_becomes_html(hostile):
     assert lines == [
         f"{post}:{line_of(post, 'href')}: WARNING: math: unsupported TeX command \\href (a "
         "formula cannot hold a link: put the link outside the math) in "
-        '"\\href{https://example.org}{x}"; rewrite it with commands latex2mathml supports '
+        '"\\href{https://example.org}{x}"; rewrite it with commands Temml supports (temml.org) '
         "[kb.math]",
         f"{post}:{line_of(post, 'style')}: WARNING: math: unsupported TeX command \\style "
         '(write \\color for colour) in "\\style{background: url(https://example.org/x.png)}{y}"; '
-        "rewrite it with commands latex2mathml supports [kb.math]",
+        "rewrite it with commands Temml supports (temml.org) [kb.math]",
     ]
     page = soup(Path(hostile.outdir) / "posts/mathtext.html")
     article = page.select_one("article")

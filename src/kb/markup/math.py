@@ -1,16 +1,20 @@
-"""Math rendered at build time as MathML: no script, no request to a CDN.
+"""Math rendered at build time as MathML: no script in the page, no request to a CDN.
 
 Sphinx's default renderer, MathJax, loads from cdn.jsdelivr.net, so a reader behind a
 firewall (or the offline browser tests) sees raw TeX. Here MyST's ``$...$``, ``$$...$$``
-(labelled or not) and amsmath blocks become MathML through latex2mathml when the HTML is
-written; browsers draw MathML natively. TeX that latex2mathml cannot convert is reported
-with its location when the page is read, and the page shows the TeX source instead.
+(labelled or not) and amsmath blocks become MathML through Temml (:mod:`kb.markup.temml`,
+on Node.js) when the HTML is written; browsers draw MathML natively, in the STIX Two Math
+font that kb ships (``kb-math.css``, loaded only by pages that show math). TeX that Temml
+cannot convert, an unknown command or environment included, is reported with its location
+when the page is read, and the page shows the TeX source instead: never a silently wrong
+formula.
 
-Nothing but MathML comes out of a formula. latex2mathml writes ``\\text{...}`` into its
-string output unescaped (``\\text{<script>…</script>}`` was a live script), so we take its
-element tree instead, whose text we escape ourselves, and copy only MathML elements and
-presentation attributes (:data:`ELEMENTS`, :data:`ATTRIBUTES`): ``\\href`` and ``\\style``,
-whose attributes could link or load elsewhere, are reported like any unsupported command.
+Nothing but MathML comes out of a formula. Temml's output is parsed and copied element by
+element: only MathML elements and presentation attributes (:data:`ELEMENTS`,
+:data:`ATTRIBUTES`), only the class names our stylesheet styles (:data:`CLASSES`) and only
+style declarations of a length or a keyword (:data:`STYLE_PROPERTIES`: no ``url()``, no
+function at all). Temml's trust stays off, so ``\\href``, ``\\url`` and ``\\style``, which
+could link or load elsewhere, are reported like any unsupported command.
 """
 
 from __future__ import annotations
@@ -26,17 +30,14 @@ from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
 from ..core.html import focusable
+from . import temml
 
 logger = logging.getLogger(__name__)
 
 RENDERER = "mathml"
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
-# latex2mathml keeps a command it does not know as the text of a token: <mi>\foo</mi>.
-UNKNOWN_COMMAND = re.compile(r"^\\[A-Za-z]+$")
-# latex2mathml writes symbols and spaces as character references inside its text.
-CHARACTER_REFERENCE = re.compile(r"&#(?:x([0-9A-Fa-f]+)|([0-9]+));")
 
-#: MathML Core's elements, and the few others latex2mathml writes (mstyle, menclose, …).
+#: MathML Core's elements, and the few others a converter writes (mstyle, menclose, …).
 ELEMENTS = frozenset((
     "math", "mi", "mn", "mo", "ms", "mspace", "mtext", "merror", "mfrac", "mpadded", "mphantom",
     "mroot", "mrow", "msqrt", "mstyle", "msub", "msubsup", "msup", "mmultiscripts",
@@ -53,11 +54,38 @@ ATTRIBUTES = frozenset((
     "rowspan", "frame", "framespacing", "equalrows", "equalcolumns", "notation", "linebreak",
     "open", "close", "align", "numalign", "denomalign", "bevelled",
 ))  # fmt: skip
-#: The TeX commands behind the attributes we refuse, for the message.
-REFUSED_ATTRIBUTES = {
-    "href": r"\href (a formula cannot hold a link: put the link outside the math)",
-    "style": r"\style (write \color for colour)",
+#: Temml's class names that kb-math.css styles (taken from Temml's own stylesheet); any
+#: other class would style nothing, so it is left out.
+CLASSES = frozenset((
+    "tml-right", "tml-left", "tml-jot", "tml-small", "mathscr", "tml-prime", "tml-sml-pad",
+    "tml-med-pad", "tml-lrg-pad", "chr-sml", "chr-med", "chr-lrg", "chr-sml-vec",
+    "chr-med-vec", "chr-lrg-vec", "tml-overline", "tml-underline", "tml-fbox",
+    "tml-shift-left", "menclose", "tml-cancel", "upstrike", "downstrike", "sout",
+    "tml-tilde-2", "tml-tilde-3", "tml-tilde-4", "tml-hat-1", "tml-hat-2",
+    "tml-hat-3", "tml-hat-4",
+))  # fmt: skip
+#: Style declarations Temml writes for spacing; each value a length or a keyword.
+STYLE_PROPERTIES = frozenset((
+    "padding-left", "padding-right", "padding-top", "padding-bottom", "margin-left",
+    "margin-right", "math-depth", "math-style", "width", "height", "min-width",
+))  # fmt: skip
+STYLE_VALUE = re.compile(r"^(?:-?(?:\d+\.?\d*|\.\d+)(?:em|ex|pt|px|mu|%)?|auto|compact|normal)$")
+#: The TeX commands a formula may not hold, for the message.
+REFUSED_COMMANDS = {
+    "\\href": r"\href (a formula cannot hold a link: put the link outside the math)",
+    "\\url": r"\url (a formula cannot hold a link: put the link outside the math)",
+    "\\style": r"\style (write \color for colour)",
+    "\\class": r"\class (a formula cannot set classes)",
+    "\\htmlClass": r"\htmlClass (a formula cannot set classes)",
+    "\\htmlStyle": r"\htmlStyle (write \color for colour)",
+    "\\htmlId": r"\htmlId (a formula cannot set ids)",
+    "\\data": r"\data (a formula cannot hold data attributes)",
+    "\\includegraphics": r"\includegraphics (a formula cannot load an image)",
 }
+UNSUPPORTED = re.compile(
+    r'^(?:Unsupported function name: (\\[A-Za-z]+)|Function "(\\[A-Za-z]+)" is not trusted'
+    r"|Undefined control sequence: (\\[A-Za-z]+))"
+)
 
 
 class MathError(ValueError):
@@ -66,38 +94,48 @@ class MathError(ValueError):
 
 @functools.lru_cache(maxsize=4096)
 def tex_to_mathml(tex: str, display: bool) -> str:
-    """MathML for one formula, or MathError naming what latex2mathml could not read."""
+    """MathML for one formula, or MathError naming what Temml could not read."""
     tree = mathml_tree(tex, display)
     compact(tree, display)
     return etree.tostring(tree, encoding="unicode")
 
 
 def mathml_tree(tex: str, display: bool):
-    """latex2mathml's tree of one formula, checked, with its operators made valid."""
-    # Imported when a page has math to convert.
-    from latex2mathml.converter import convert_to_element
-
+    """Temml's tree of one formula, checked, in the MathML namespace."""
     try:
-        element = convert_to_element(tex, display="block" if display else "inline")
-    except Exception as error:  # latex2mathml raises a dozen unrelated classes
-        reason = str(error) or _words(type(error).__name__)
-        raise MathError(f"cannot convert TeX to MathML ({reason})") from error
-    tree = _mathml(element)
-    for token in tree.iter(f"{{{MATHML_NS}}}mi", f"{{{MATHML_NS}}}mo"):
-        if token.text and UNKNOWN_COMMAND.match(token.text):
-            raise MathError(f"unsupported TeX command {token.text}")
+        answer = temml.render(tex, display)
+    except temml.TemmlUnavailable as error:
+        raise MathError(f"cannot convert TeX to MathML: {error}") from error
+    if "error" in answer:
+        raise MathError(_reason(answer["error"]))
+    try:
+        source = etree.fromstring(answer["mathml"])
+    except etree.XMLSyntaxError as error:  # never seen; say so rather than guess
+        raise MathError(f"cannot convert TeX to MathML (Temml wrote {error})") from error
+    tree = _mathml(source)
+    # The block display and its class are what kb-math.css gives every display formula.
+    tree.attrib.pop("class", None)
+    tree.attrib.pop("style", None)
     _unwrap_operators(tree)
     return tree
 
 
-def _mathml(source, parent=None):
-    """An lxml copy of latex2mathml's tree: MathML elements and attributes only, text as text.
+def _reason(message: str) -> str:
+    """Temml's message, as ours: ``No such environment: foo at position 7: …`` loses its tail."""
+    message = message.strip().split(" at position ")[0].split(" at end of input")[0]
+    match = UNSUPPORTED.match(message)
+    if match:
+        command = next(group for group in match.groups() if group)
+        return f"unsupported TeX command {REFUSED_COMMANDS.get(command, command)}"
+    return f"cannot convert TeX to MathML ({message[:1].lower()}{message[1:]})"
 
-    latex2mathml's own string output un-escapes everything after writing it (so that its
-    ``&#x…;`` references survive), which turns text such as ``\\text{<b>}`` into markup; here
-    only those references become characters, and lxml escapes what the text holds.
+
+def _mathml(source, parent=None):
+    """An lxml copy of Temml's tree: MathML elements and allowed attributes only.
+
+    Text is copied as text (lxml escapes it), so ``\\text{<b>}`` stays the characters ``<b>``.
     """
-    tag = source.tag
+    tag = etree.QName(source).localname if isinstance(source.tag, str) else None
     if tag not in ELEMENTS:
         raise MathError(f"cannot convert TeX to MathML (it would write a <{tag}> element)")
     name = f"{{{MATHML_NS}}}{tag}"
@@ -106,30 +144,34 @@ def _mathml(source, parent=None):
     else:
         element = etree.SubElement(parent, name)
     for key, value in source.attrib.items():
-        if key == "xmlns":
-            continue
-        if key not in ATTRIBUTES:
-            command = REFUSED_ATTRIBUTES.get(key, f"TeX that sets the attribute {key}")
-            raise MathError(f"unsupported TeX command {command}")
-        element.set(key, _characters(value))
-    element.text = _characters(source.text)
-    element.tail = _characters(source.tail) if parent is not None else None
+        if key == "class":
+            kept = [name for name in value.split() if name in CLASSES]
+            if kept:
+                element.set("class", " ".join(kept))
+        elif key == "style":
+            style = _style(value)
+            if style:
+                element.set("style", style)
+        elif key in ATTRIBUTES:
+            element.set(key, value)
+        else:
+            raise MathError(f"unsupported TeX command (TeX that sets the attribute {key})")
+    element.text = source.text
+    element.tail = source.tail if parent is not None else None
     for child in source:
         _mathml(child, element)
     return element
 
 
-def _characters(text: str | None) -> str | None:
-    if not text:
-        return text
-    return CHARACTER_REFERENCE.sub(
-        lambda m: chr(int(m.group(1), 16) if m.group(1) else int(m.group(2))), text
-    )
-
-
-def _words(class_name: str) -> str:
-    """``MissingSuperScriptOrSubscriptError`` -> ``missing super script or subscript``."""
-    return re.sub(r"(?<!^)(?=[A-Z])", " ", class_name).lower().removesuffix(" error")
+def _style(value: str) -> str:
+    """Only the declarations of :data:`STYLE_PROPERTIES` whose value is a length or keyword."""
+    kept = []
+    for declaration in value.split(";"):
+        prop, _sep, val = declaration.partition(":")
+        prop, val = prop.strip().lower(), val.strip()
+        if prop in STYLE_PROPERTIES and STYLE_VALUE.match(val):
+            kept.append(f"{prop}:{val}")
+    return ";".join(kept)
 
 
 def _unwrap_operators(tree) -> None:
@@ -195,9 +237,22 @@ def display_tex(node: nodes.math_block) -> str:
         return text
     parts = [part.strip() for part in text.split("\n\n") if part.strip()]
     joined = r" \\ ".join(parts)
-    if len(parts) > 1 or r"\\" in joined:
+    if len(parts) > 1 or r"\\" in _outside_environments(joined):
         return r"\begin{split}" + joined + r"\end{split}"
     return joined
+
+
+ENVIRONMENT = re.compile(r"\\begin\{([^{}]*)\}(?:(?!\\begin\{).)*?\\end\{\1\}", re.DOTALL)
+
+
+def _outside_environments(tex: str) -> str:
+    """The TeX with every ``\\begin{…}…\\end{…}`` taken out, innermost first: a ``\\\\``
+    left is a line break of the formula itself, one inside ``aligned`` or ``cases`` is theirs."""
+    while True:
+        shorter = ENVIRONMENT.sub("", tex)
+        if shorter == tex:
+            return tex
+        tex = shorter
 
 
 def _source_tex(node: nodes.Element) -> str:
@@ -215,7 +270,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             tex_to_mathml(_source_tex(node), isinstance(node, nodes.math_block))
         except MathError as error:
             logger.warning(
-                'math: %s in "%s"; rewrite it with commands latex2mathml supports',
+                'math: %s in "%s"; rewrite it with commands Temml supports (temml.org)',
                 error,
                 node.astext().strip(),
                 location=node,
@@ -277,4 +332,11 @@ def setup_math(app: Sphinx) -> None:
     )
     app.connect("config-inited", _config_inited)
     app.connect("doctree-read", _doctree_read)
-    app.add_css_file("kb-math.css")
+    app.connect("html-page-context", _html_page_context)
+
+
+def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    # Only a page that shows math loads the stylesheet, and with it the math font (Sphinx
+    # adds a file added here to this page alone, as sphinx.ext.mathjax does).
+    if context.get("has_maths_elements") or app.registry.html_assets_policy == "always":
+        app.add_css_file("kb-math.css")
