@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,3 +91,26 @@ def test_serve_refuses_what_is_not_a_port(site, port):
     status, out, err = kb(site, "serve", "--port", port)
     assert (status, out) == (2, "")
     assert f"{port!r} is not a port: write a number from 1 to 65535" in err
+
+
+def test_a_broken_link_is_the_same_line_and_words_in_kb_check_and_the_build(site, tmp_path):
+    post = site / "posts/2025/pipelining.md"
+    text = post.read_text(encoding="utf-8")
+    post.write_text(
+        text + "\nThe second paragraph starts here and\nlinks [the basics](tiling-basic.md).\n",
+        encoding="utf-8",
+    )
+    line = text.count("\n") + 3
+    message = (
+        "links to tiling-basic.md, which does not exist (did you mean "
+        "/posts/2025/tiling-basics.md?): fix the path; a path starting with / starts at the site "
+        "root"
+    )
+    status, out, _ = kb(site, "check")
+    assert (status, out) == (1, f"posts/2025/pipelining.md:{line}: {message}\n")
+    command = [sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html",
+               "-d", str(tmp_path / "doctrees"), str(site), str(tmp_path / "html")]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "src")}
+    build = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert build.returncode == 1
+    assert build.stderr == f"{post}:{line}: WARNING: {message} [kb.frontmatter]\n"

@@ -233,10 +233,11 @@ def _check_links(posts, exists, scheduled, report, pages) -> None:
                 continue
             shown = f"{{doc}}`{target[5:]}`" if target.startswith("{doc}") else target
             if docname in scheduled and linker not in scheduled:
-                report(path, line, say("draft_link", shown=shown, day=scheduled[docname]))
+                message = say("draft_link", shown=shown, day=scheduled[docname])
+                report(path, line, message, "link", docname)
                 continue
             if exists is None or docname in scheduled or exists(docname):
                 continue
             guess = get_close_matches(posixpath.basename(docname), known, 1, 0.6)
             hint = f" (did you mean /{known[guess[0]]}.md?)" if guess else ""
-            report(path, line, say("missing_link", shown=shown, hint=hint))
+            report(path, line, say("missing_link", shown=shown, hint=hint), "link", docname)

@@ -17,7 +17,9 @@ with a vague "Malformed YAML" at line 1): the checks say what is wrong, at its l
 The checks across posts (:mod:`kb.checks.sitechecks`) run on every build, once all posts are
 read and before the catalog is built: the redirects they accept are the only ones kb writes
 (:mod:`kb.pages.redirects`), so no old address ever replaces a page or lands outside the
-output folder. Links to missing pages are left to Sphinx, which warns about them itself.
+output folder. A link to a page that does not exist, or to a draft, is reported by the same
+check as in ``kb check``, at the link's own line and with its "did you mean"; the link becomes
+its text before MyST or Sphinx would warn about it a second time, at the paragraph's line.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from glob import glob
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 from ..checks.frontmatter import (
@@ -42,7 +46,7 @@ from ..checks.frontmatter import (
     unreadable_front_matter,
 )
 from ..checks.notebook import check_source
-from ..checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
+from ..checks.sitechecks import DOC_SUFFIXES, check_site, link_docname, unicode_names
 from . import ablog
 from .catalog import source
 from .finding import leave_out
@@ -136,6 +140,7 @@ def _before_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> Non
         # for a deleted file, and no page is written for it. The next build finds it again,
         # and says so again.
         docnames.remove(docname)
+        app.kb_unread_docs = {*getattr(app, "kb_unread_docs", ()), docname}  # for link checks
         app.emit("env-purge-doc", env, docname)
         env.clear_doc(docname)
         env.found_docs.discard(docname)
@@ -209,15 +214,27 @@ def _check_across_posts(app: Sphinx, env: BuildEnvironment) -> list[str]:
     drafts = _check_drafts(app)
     facts.update(drafts)
     scheduled = {os.path.splitext(path)[0]: post.date for path, post in drafts.items()}
+    srcdir = Path(env.srcdir)
+    left_out = set(getattr(app, "kb_left_out", ()))
+    unread = getattr(app, "kb_unread_docs", set())
     problems = check_site(
         facts,
+        # As kb check asks (kb.site.Site.exists, less what it cannot read): is there a source
+        # file of that name that the build reads?
+        exists=lambda docname: (
+            docname not in unread
+            and any(
+                (srcdir / f"{docname}{suffix}").is_file() and f"{docname}{suffix}" not in left_out
+                for suffix in DOC_SUFFIXES
+            )
+        ),
         blog_path=app.config.blog_path,
         documents=env.found_docs,
         generated=(getattr(app.config, "notfound_pagename", "404"),),
         scheduled=scheduled,
     )
     rejected: dict[str, set[str]] = {}
-    srcdir = Path(env.srcdir)
+    reported_links: dict[str, set[str]] = {}
     for path, found in sorted(problems.items()):
         for problem in found:
             if path in drafts:
@@ -226,6 +243,10 @@ def _check_across_posts(app: Sphinx, env: BuildEnvironment) -> list[str]:
             _warn(problem, by_path[path])
             if problem.key == "redirect":
                 rejected.setdefault(by_path[path], set()).add(problem.subject)
+            if problem.key == "link":
+                reported_links.setdefault(by_path[path], set()).add(problem.subject)
+    # Per build, read by ReportedLinksAsText (a transform reaches env, not app, in Sphinx 9).
+    env.kb_reported_links = reported_links
     allowed = {}
     for docname, record in env.kb_posts.items():
         names = set(record.facts.redirects) if record.facts is not None else set()
@@ -269,8 +290,33 @@ def _env_get_outdated(app: Sphinx, env: BuildEnvironment, added, changed, remove
     return sorted(flawed - set(removed))
 
 
+class ReportedLinksAsText(SphinxPostTransform):
+    """A link the checks reported (a missing page, a draft) becomes its text, as MyST and
+    Sphinx leave an unresolved link, but without their second warning for it."""
+
+    default_priority = 8  # before MyST's resolver (9) and Sphinx's (10)
+
+    def run(self, **kwargs) -> None:
+        reported = getattr(self.env, "kb_reported_links", {}).get(self.env.docname)
+        if not reported:
+            return
+        relpath = _relpath(self.env, self.env.docname)
+        for node in list(self.document.findall(addnodes.pending_xref)):
+            if node.get("reftype") == "myst" and node.get("refdomain") == "doc":
+                docname = node["reftarget"]  # MyST found the file: a docname already
+            elif node.get("reftype") == "myst":
+                docname = link_docname(node["reftarget"], relpath)
+            elif node.get("reftype") == "doc":
+                docname = link_docname("{doc}" + node["reftarget"], relpath)
+            else:
+                continue
+            if docname in reported and len(node):
+                node.replace_self(node[0].deepcopy())
+
+
 def setup_validation(app: Sphinx) -> None:
     app.add_transform(CheckPostSource)
+    app.add_post_transform(ReportedLinksAsText)
     app.connect("env-get-outdated", _env_get_outdated)
     app.connect("config-inited", _leave_out_unfindable)
     app.connect("env-before-read-docs", _before_read)
