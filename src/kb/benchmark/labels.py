@@ -9,9 +9,8 @@ directive's ``:unit:`` for the measured columns and otherwise read off the colum
 
 from __future__ import annotations
 
-import math
 import re
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 
 #: Units a column's name may carry, as one of its ``_``-separated words.
 UNIT_WORDS = {
@@ -115,6 +114,10 @@ def parse_labels(value: str | None, columns) -> dict[str, str]:
 # -- Numbers ----------------------------------------------------------------------------------
 
 
+#: Beyond 10**21 (and under 10**-21) a number is written with an exponent, as JavaScript does.
+PLAIN_DIGITS = 21
+
+
 def round_number(text: str, digits: int) -> str:
     """A measured value as a paper prints it: ``digits`` significant digits, never more
     decimals than the data has, and never fewer integer digits (1237 stays 1237).
@@ -129,9 +132,13 @@ def round_number(text: str, digits: int) -> str:
         return text.strip()
     exponent = value.as_tuple().exponent
     source_decimals = -exponent if isinstance(exponent, int) and exponent < 0 else 0
-    magnitude = math.floor(math.log10(abs(value)))
+    magnitude = value.adjusted()  # floor(log10(|value|)), whatever the exponent (1e999999)
+    if not -PLAIN_DIGITS <= magnitude < PLAIN_DIGITS:
+        return format(value, f".{max(digits - 1, 0)}e")  # 1.00e+28, as a paper prints it
     decimals = min(max(0, digits - 1 - magnitude), source_decimals)
-    rounded = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    # Decimal's default precision (28 digits) would refuse to quantize 1e28 or more.
+    with localcontext(Context(prec=3 * PLAIN_DIGITS)):
+        rounded = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
     return f"{rounded:f}"
 
 

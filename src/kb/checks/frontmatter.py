@@ -101,6 +101,9 @@ def _parse_yaml(
 ) -> tuple[dict[str, Field], list[Problem]]:
     if loader_class is None:
         loader_class = yaml.SafeLoader if _FAST_DIFFERS.search(source) else _FAST_LOADER
+    deep = _too_deep(source, first_line, loader_class)
+    if deep is not None:
+        return {}, [Problem(deep, say("yaml_deep", most=MAX_NESTING))]
     loader = loader_class(source)
     try:
         root = loader.get_single_node()
@@ -108,6 +111,7 @@ def _parse_yaml(
             return {}, [Problem(first_line, say("not_mapping"))]
         fields: dict[str, Field] = {}
         problems = []
+        seen: set[int] = set()  # the nodes of the values so far: an alias repeats one
         for key_node, value_node in root.value if root else ():
             key, line = str(key_node.value), first_line + key_node.start_mark.line
             if key in fields:
@@ -115,6 +119,9 @@ def _parse_yaml(
                     Problem(line, say("twice", key=key, first=fields[key].line, line=line), key)
                 )
             raw = value_node.value if isinstance(value_node, yaml.ScalarNode) else ""
+            if _repeats(value_node, seen):
+                fields[key] = Field(None, line, raw, ALIASED)
+                continue
             try:
                 fields[key] = Field(loader.construct_object(value_node, deep=True), line, raw)
             except (ValueError, yaml.YAMLError) as error:
@@ -132,6 +139,55 @@ def _parse_yaml(
         return {}, [Problem(line, say("bad_yaml", problem=problem))]
     finally:
         loader.dispose()
+
+
+#: How deeply front matter may nest: a post needs two or three levels. PyYAML builds values
+#: by recursion, which a few hundred levels end in a RecursionError at a depth that depends on
+#: the caller's stack: refused well before, by a walk of the parser's events, which is flat.
+MAX_NESTING = 50
+_NESTING_CHARACTERS = re.compile(r"[\[{\-\n]")
+
+
+def _too_deep(source: str, first_line: int, loader_class) -> int | None:
+    """The line of the top-level key whose value nests deeper than :data:`MAX_NESTING`."""
+    if len(_NESTING_CHARACTERS.findall(source)) <= MAX_NESTING:
+        return None  # fewer brackets, dashes and lines than levels: cannot be that deep
+    depth, key_line = 0, first_line
+    try:
+        for event in yaml.parse(source, Loader=loader_class):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_NESTING + 1:  # the front matter itself is one level
+                    return key_line
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            elif depth == 1 and isinstance(event, yaml.ScalarEvent):
+                key_line = first_line + event.start_mark.line
+    except yaml.YAMLError:
+        return None  # reported by the reading itself
+    return None
+
+
+#: A value that repeats another through a YAML alias (``*name``): never built, never expanded.
+#: Ten lines of aliases make a value of billions of items ("billion laughs"), which MyST
+#: refuses at the build (without a line), so kb refuses every alias, at its line, everywhere.
+ALIASED = "repeats another value with a YAML alias"
+
+
+def _repeats(node, seen: set[int]) -> bool:
+    """Whether ``node`` holds a node met before (what an alias ``*name`` is to the parser);
+    walked with a list, so neither depth nor size can break the walk."""
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            return True
+        seen.add(id(item))
+        if isinstance(item, yaml.SequenceNode):
+            pending.extend(item.value)
+        elif isinstance(item, yaml.MappingNode):
+            pending.extend(part for pair in item.value for part in pair)
+    return False
 
 
 # -- Checking one post ----------------------------------------------------------------------------
@@ -158,6 +214,9 @@ def check_fields(
     if unreadable:
         return facts, problems
     for key, item in fields.items():
+        if item.error == ALIASED:
+            problems.append(Problem(item.line, say("yaml_alias", key=key), key))
+            continue
         if item.error and key not in ("date", "updated"):
             # A value YAML cannot build (say `!!binary x`): MyST drops the whole front matter.
             problems.append(Problem(item.line, say("bad_yaml", problem=item.error), key))

@@ -22,6 +22,12 @@ MESSAGES = {
     "yaml_tab": "a tab in the front matter, which YAML as MyST reads it does not accept: replace "
     "the tab with spaces",
     "not_mapping": "the front matter must be `key: value` lines",
+    "yaml_deep": "the front matter nests a value more than {most} levels deep, which no post "
+    "needs and which the build cannot read: write `key: value` lines, with lists of a level "
+    "or two",
+    "yaml_alias": "`{key}` repeats another value with a YAML alias (`*name`), which the build "
+    "refuses to expand (a few aliases can make a value billions of items long): write the value "
+    "out in full",
     "twice": "`{key}` is given twice (lines {first} and {line}); YAML keeps only the last: "
     "delete one",
     # The body
@@ -152,8 +158,9 @@ MESSAGES = {
     "nb_own_settings": "`{key}` sets how this notebook is run or rendered, which only the site "
     "decides (a notebook never runs unless it says `kb_execute`): remove `{key}` from the "
     "{where}; to run the notebook, write `kb_execute: cache`",
-    "nb_too_deep": "this notebook is nested too deeply ({depth} levels, at most {most}): it is "
-    "not a notebook Jupyter writes; restore the file from version control",
+    "nb_too_deep": "this notebook's JSON is nested more than {most} levels deep, which no "
+    "notebook Jupyter writes holds and MyST-NB cannot read: restore the file from version "
+    "control, or remove the deeply nested value",
     # The source files themselves (checks/sourcefiles.py)
     "source_link_out": "this post is a symbolic link to a file outside the repository, which is "
     "never read or published: put the file itself here instead of the link",

@@ -32,7 +32,7 @@ import posixpath
 import re
 from datetime import date
 
-from .frontmatter import Field, PostFacts, Problem, Rules, check_fields, check_post
+from .frontmatter import ALIASED, Field, PostFacts, Problem, Rules, check_fields, check_post
 from .frontmatter import read_front_matter as read_markdown_front_matter
 from .messages import say
 from .postbody import BodyFacts, read_body
@@ -52,6 +52,9 @@ _OUTPUT_KEYS = {
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 #: How deep the line finder walks the notebook: cells, a cell's keys, its source lines.
 _DEPTH = 4
+#: How deeply a notebook's JSON may nest: Jupyter writes a dozen levels; MyST-NB's own reading
+#: (nbformat's validation, its recursive copies) ends in a RecursionError near a thousand.
+MAX_NESTING = 100
 
 
 # -- What a file is ------------------------------------------------------------------------------
@@ -109,7 +112,12 @@ def read_problems(path: str, text: str) -> list[Problem]:
         notebook, problems = read_ipynb(text)
         return problems if notebook is None else _own_settings(_ipynb_fields(notebook), "")
     fields, _, problems = read_markdown_front_matter(text)
-    return problems + _unquoted(fields) + _own_settings(fields, "front matter")
+    aliased = [
+        Problem(item.line, say("yaml_alias", key=key), key)
+        for key, item in fields.items()
+        if item.error == ALIASED  # never expanded: MyST-NB and jupytext would
+    ]
+    return problems + aliased + _unquoted(fields) + _own_settings(fields, "front matter")
 
 
 def _own_settings(fields: dict[str, Field], where: str) -> list[Problem]:
@@ -235,10 +243,14 @@ def read_ipynb(text: str) -> tuple[Notebook | None, list[Problem]]:
         problem = say("nb_not_json", problem=error.msg, column=error.colno)
         return None, [Problem(error.lineno, problem)]
     except RecursionError:
-        return None, [Problem(1, say("nb_not_json", problem="nested too deeply", column=1))]
+        return None, [Problem(1, say("nb_too_deep", most=MAX_NESTING))]
     if not isinstance(value, dict):
         return None, [Problem(1, say("nb_not_notebook", what="the file holds no JSON object"))]
     lines = find_lines(text)
+    deep = _too_deep(value)
+    if deep is not None:
+        at = next((lines[deep[:n]] for n in range(len(deep), 0, -1) if deep[:n] in lines), 1)
+        return None, [Problem(at, say("nb_too_deep", most=MAX_NESTING))]
     version = value.get("nbformat")
     if version != 4:
         where = lines.get(("nbformat",), 1)
@@ -248,6 +260,21 @@ def read_ipynb(text: str) -> tuple[Notebook | None, list[Problem]]:
     notebook = Notebook(value, lines)
     problems = _structure_problems(notebook)
     return (None if problems else notebook), problems
+
+
+def _too_deep(value) -> tuple | None:
+    """The path to the first value nested deeper than :data:`MAX_NESTING`, or None; walked
+    with a list, not recursion, so no depth can break the walk itself."""
+    pending = [((), value)]
+    while pending:
+        path, item = pending.pop()
+        if len(path) > MAX_NESTING:
+            return path
+        if isinstance(item, dict):
+            pending.extend(((*path, key), child) for key, child in item.items())
+        elif isinstance(item, list):
+            pending.extend(((*path, index), child) for index, child in enumerate(item))
+    return None
 
 
 def _structure_problems(notebook: Notebook) -> list[Problem]:

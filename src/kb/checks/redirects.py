@@ -1,7 +1,10 @@
 """Old addresses (front matter ``redirect:``): which are safe to write a redirect page at.
 
 ablog wrote ``<output>/<name>.html`` wherever a name pointed, so a name must be a docname: a
-path from the site root, without a suffix, of parts made of safe characters.
+path from the site root, without a suffix, of parts made of safe characters. Its folders must
+not be named like files (``sitemap.xml/old``, ``posts/x.html/old``): the build writes files of
+those names (a page, the sitemap, a notebook's ``.ipynb``), and a redirect folder in their place
+broke every later build until the output was deleted.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from urllib.parse import urlsplit
 _REDIRECT_PART = re.compile(r"[\w.~-]+")
 _URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _PAGE_SUFFIXES = (".html", ".htm", ".md", ".rst", ".ipynb")
+#: A folder named like a file: a dot, then a letter (``sitemap.xml``; ``v1.2`` is a folder).
+_FILE_LIKE = re.compile(r"\.[A-Za-z][A-Za-z0-9]*$")
 #: A file name stops at 255 bytes; a redirect page adds ".html".
 _MAX_PART_BYTES = 200
 REDIRECT_EXAMPLE = "posts/2025/old-slug"
@@ -46,6 +51,12 @@ def redirect_problem(name: str) -> str:
         return "has a character other than letters, digits, -, _, . and ~"
     if any(part.startswith(".") for part in parts):
         return "has a part starting with a dot"
+    file_like = next((part for part in parts[:-1] if _FILE_LIKE.search(part)), "")
+    if file_like:
+        return (
+            f'has a folder named like a file ("{file_like}"), where the build writes a file of '
+            "that name"
+        )
     if any(len(part.encode("utf-8")) > _MAX_PART_BYTES for part in parts):
         return f"has a part longer than {_MAX_PART_BYTES} bytes, too long for a file name"
     return ""

@@ -64,5 +64,5 @@ def _notebook_day(path) -> date | None:
         with open(path, encoding="utf-8-sig") as handle:
             metadata = json.load(handle).get("metadata", {})
         return date.fromisoformat(str(metadata.get("date", ""))[:10])
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):  # nested too deeply: reported
         return None

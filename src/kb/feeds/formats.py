@@ -72,7 +72,10 @@ def clean(text: str) -> str:
 
 
 def rfc3339(when: datetime) -> str:
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # Four digits for every year: strftime's %Y writes the year 999 as "999" on glibc, which
+    # Atom and JSON Feed readers reject (RFC 3339 wants "0999").
+    when = when.astimezone(UTC)
+    return f"{when.year:04d}-{when:%m-%dT%H:%M:%S}Z"
 
 
 def rfc822(when: datetime) -> str:
