@@ -5,6 +5,8 @@ would ignore is a warning that names it."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from helpers import soup
 
 from kb.benchmark.hardware import format_number, load_registry
 from kb.checks.messages import say
+from kb.cli.main import main
 
 PAGES = ["pages/about", "pages/glossary", "pages/hardware", "pages/guide/index"]
 INCLUDED = "index.md, posts/**, pages/**"
@@ -124,3 +127,47 @@ def test_kb_check_checks_pages_as_the_build_does(tmp_path):
     assert [(p, line) for p, line, _ in page_no_title] == [
         (p, line) for p, line, m in problems if m == say("page_no_title")
     ]
+
+
+def _kb(root: Path, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(args))
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_kb_new_page_writes_a_page_that_checks_and_builds(tmp_path):
+    root = tmp_path / "site"
+    shutil.copytree(ROOTS / "test-pages", root)
+    status, out, _ = _kb(root, "new", "--page", "Our Lab: setup & tools")
+    assert (status, out.strip()) == (0, "pages/our-lab-setup-tools.md")
+    text = (root / "pages" / "our-lab-setup-tools.md").read_text(encoding="utf-8")
+    assert text.startswith("# Our Lab: setup & tools\n")
+    assert run_check(root, "pages/our-lab-setup-tools.md")[:2] == (0, [])
+    app, warnings = build(root)
+    assert [w for w in warnings if w[3] != "kb.ignored-file"] == []
+    home = soup(Path(app.outdir) / "index.html")
+    assert "pages/our-lab-setup-tools.html" in {a["href"] for a in home.select(".sidebar-tree a")}
+
+
+def test_kb_new_page_refuses_as_kb_new_does(tmp_path):
+    root = tmp_path / "site"
+    shutil.copytree(ROOTS / "test-pages", root)
+    before = snapshot(root)
+    status, _, err = _kb(root, "new", "--page", "About")
+    assert status == 2
+    assert err.strip() == (
+        "kb new: pages/about.md already exists and kb new never overwrites: edit that file, "
+        "or choose another title"
+    )
+    status, _, err = _kb(root, "new", "--page", "Lab", "--category", "Article", "--tag", "x")
+    assert status == 2
+    assert "a page has no --category, --tag (only posts do)" in err
+    (root / "pages" / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    status, _, err = _kb(root, "new", "--page", "Gone")
+    assert status == 2 and "kb new never writes through a link" in err
+    assert not (tmp_path / "nowhere.md").exists()
+    (root / "pages" / "gone.md").unlink()
+    assert snapshot(root) == before
+    status, _, err = _kb(root, "new", "A post")
+    assert status == 2 and "--category is missing" in err

@@ -125,6 +125,15 @@ def render_post(args: argparse.Namespace, day: date, relpath: str) -> str:
 
 
 def cmd_new(args: argparse.Namespace, site: Site) -> int:
+    if args.page:
+        from .page import new_page
+
+        return new_page(args, site)
+    if not args.category:
+        raise Refusal(
+            "--category is missing: add --category NAME, one of "
+            f"{', '.join(site.categories)} (kb_categories in conf.py); repeat it for several"
+        )
     _check_values(args)
     day = _parse_day(args.date) if args.date else today_utc()
     if args.part and not args.series:
@@ -336,7 +345,7 @@ def parser() -> argparse.ArgumentParser:
     commands = main_parser.add_subparsers(dest="command", required=True)
     new = commands.add_parser("new", parents=[common], help="start a post: posts/<year>/<slug>.md")
     new.add_argument("title")
-    new.add_argument("--category", action="append", required=True, help="repeat for several")
+    new.add_argument("--category", action="append", help="repeat for several (not with --page)")
     new.add_argument("--tag", action="append", default=[], help="repeat for several")
     new.add_argument(
         "--author",
@@ -350,6 +359,7 @@ def parser() -> argparse.ArgumentParser:
     new.add_argument("--external", help="the URL where the full article lives")
     new.add_argument("--date", help="YYYY-MM-DD (default: today, UTC)")
     new.add_argument("--notebook", action="store_true", help="a Jupyter notebook post")
+    new.add_argument("--page", action="store_true", help="an evergreen page: pages/<slug>.md")
     new.add_argument(
         "--format", choices=notebook.FORMATS, help="with --notebook: .ipynb (default) or .md"
     )
