@@ -13,6 +13,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from ..checks.rawhtml import shorten
@@ -64,9 +65,11 @@ class Measurements:
             value = row[column]
             number = _number(value) if value else None
             if value and number is None:
+                what = "a number too large to draw (at most about 1.8e308)"
                 raise BenchmarkError(
                     f"{self.shown}:{line}: column {column!r} holds "
-                    f"{shorten(value, VALUE_LIMIT)!r}, not a number"
+                    f"{shorten(value, VALUE_LIMIT)!r}, "
+                    f"{what if _overflows(value) else 'not a number'}"
                 )
             result.append(number)
         return result
@@ -144,6 +147,14 @@ def _number(text: str) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+def _overflows(text: str) -> bool:
+    """A finite number that a float cannot hold (``1e400``, a 400-digit integer)."""
+    try:
+        return Decimal(text.strip()).is_finite()
+    except InvalidOperation:
+        return False
 
 
 def read_csv(path: Path, shown: str) -> Measurements:
