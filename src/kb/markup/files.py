@@ -6,9 +6,13 @@ Each place that reads a file is checked where it can be, through public Sphinx A
   is refused: it reads another host at build time) are our subclasses of Sphinx's and
   docutils' directives, registered with ``add_directive(..., override=True)``: the path is
   checked, then the original ``run()`` reads it. rST's ``include`` (in ``{eval-rst}``) too.
-* ``{include}`` in Markdown is MyST's own code, which reads the file and then emits Sphinx's
-  ``include-read`` event: a refused file's text is dropped there, before it is parsed. MyST
-  does not say at which line the directive is, so the warning finds it in the post.
+* ``{include}`` in Markdown (and in notebooks) is MyST's own code. It names the file in the
+  document's ``record_dependencies`` (a docutils setting) just before it reads it, and kb's
+  parser puts :class:`kb.core.paths.GuardedDependencies` there: the file is judged at that
+  moment, at the directive's line, and a refused one is never read (a FIFO, ``/dev/zero``, a
+  file over ``kb_max_file_bytes``, a file already being included: a self-include or a cycle,
+  named with its chain of files). The ``include-read`` event, after the read, drops a refused
+  file's text too, should another parser read one.
 * Images, figures, ``{download}`` and links to files are nodes that Sphinx's collectors copy
   to ``_images/`` and ``_downloads/`` when the page is read; a transform runs before them and
   removes a refused image (a refused download keeps its text, without the link).
