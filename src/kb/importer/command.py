@@ -105,11 +105,15 @@ class Import:
 
     def prepare(self, item: Item, taken: dict[str, Item], page: bool = False) -> Post:
         errors: list[ItemError] = []
-        if not title_text(item.title):
-            errors.append(ItemError("it has no title: give it one and export again", "title"))
+        title, notes = title_text(item.title), []
+        if not title:  # WordPress shows such a post; so does the site, titled by its first words
+            words = plain_text(item.content).split()
+            day = item.date.date().isoformat() if item.date else ""
+            title = " ".join(words[:8]) + (" …" if len(words) > 8 else "") or f"Untitled {day}"
+            notes.append(f'it had no title: titled "{title}" from its text; change it if you like')
         if item.date is None and not page:
             raise ItemError("it has no date (or one that cannot be read)", "date")
-        slug = slugify(item.slug) or slugify(title_text(item.title))
+        slug = slugify(item.slug) or slugify(title)
         if not slug:
             errors.append(ItemError("no letters or digits to make a file name from", "slug"))
             raise ItemErrors(errors)
@@ -158,7 +162,6 @@ class Import:
             raise ItemErrors(errors)
         path = old_path(item.link, self.source.site_url)
         redirect = "" if external or page else redirect_docname(path)
-        notes = []
         if redirect and blocked(redirect, self.site):
             new = html_path(relpath)
             self.redirects.append(("/" + path.lstrip("/"), new, "post"))
@@ -173,7 +176,6 @@ class Import:
         elif path and not external and not redirect and not page:
             notes.append(f"no redirect from {path}: not a path a file can have")
         if page:
-            notes.append("a page: list it in the toctree of index.md to show it in the navigation")
             fields = page_front_matter(item.source_id)
             if path and html_path(relpath) != "/" + path.strip("/") + ".html":
                 self.redirects.append(("/" + path.lstrip("/"), html_path(relpath), "page"))
@@ -192,7 +194,7 @@ class Import:
                 item.source_id,
             )
         body = "" if external else item.content
-        post = Post(item, self.site.root / relpath, relpath, fields, item.title, body)
+        post = Post(item, self.site.root / relpath, relpath, fields, title, body)
         post.fixed_notes, post.page = notes, page
         return post
 

@@ -242,7 +242,7 @@ class _Converter(MarkdownConverter):
         if caption is None:
             return ""
         caption.name, caption.attrs = "p", {}
-        text = super().process_tag(caption, parent_tags).strip()
+        text = _unbreak(super().process_tag(caption, parent_tags))
         caption.decompose()
         return text
 
@@ -305,8 +305,8 @@ class _Converter(MarkdownConverter):
             return f"\n\n{caption}\n\n" if caption else ""
         host = urlsplit(address).hostname or address
         self.notes.append(f"an embed from {host} became a link card")
-        title = f"Embedded from {escape.text(host)}"
-        link = f"[{caption or escape.text(address)}]({escape.url(address)})"
+        title = caption or f"Embedded from {escape.text(host)}"
+        link = f"[{escape.text(address)}]({escape.url(address)}) ({escape.text(host)})"
         return self.directive("admonition", title, f":class: kb-embed\n\n{link}") + "\n\n"
 
     def _player(self, el, caption: str) -> str:
@@ -497,10 +497,22 @@ def _lexes(language: str, code: str) -> bool:
     return True
 
 
+def _breaks(line: str) -> bool:
+    """Does ``line`` end in a hard line break (an odd run of backslashes)?"""
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
+
+
+def _unbreak(text: str) -> str:
+    """``text`` without the line breaks at its end."""
+    while _breaks(text.rstrip()):
+        text = text.rstrip()[:-1]
+    return text.strip()
+
+
 def _clean(markdown: str) -> str:
     """No trailing spaces, at most one blank line in a row (outside code and math), and no
     transition where docutils refuses one (first or last in a section, or two in a row)."""
-    lines, fence, math, blank, rules = [], "", False, False, []
+    lines, fence, math, blank, rules, prose = [], "", False, False, [], set()
     for line in markdown.split("\n"):
         opening = _FENCE_LINE.match(line)
         if fence:
@@ -523,7 +535,15 @@ def _clean(markdown: str) -> str:
         blank = False
         if line == "---":
             rules.append(len(lines))
+        prose.add(len(lines))
         lines.append(line)
+    for index in sorted(prose):  # a line break that ends a block shows as a "\\"
+        line = lines[index]
+        ends = index + 1 == len(lines) or index + 1 not in prose
+        if ends and _breaks(line):
+            lines[index] = line[:-1].rstrip()
+            if not lines[index].strip(" >"):
+                lines[index] = ""
     for index in reversed(rules):
         before = next((x for x in reversed(lines[:index]) if x), "")
         after = next((x for x in lines[index + 1 :] if x), "")

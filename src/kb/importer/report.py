@@ -98,6 +98,12 @@ class Report:
         if counts["notes"]:
             line += f"; {counts['notes']} note(s) to read"
         print(line, file=sys.stderr)
+        if counts["pages"]:
+            print(
+                f"kb import: {counts['pages']} WordPress page(s) under pages/: list them in the "
+                "toctree of index.md to show them in the navigation",
+                file=sys.stderr,
+            )
         if self.skipped:
             listed = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
             print(f"kb import: not imported (not published posts): {listed}", file=sys.stderr)

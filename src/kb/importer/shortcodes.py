@@ -227,6 +227,8 @@ def _player(match: re.Match) -> str:
         ),
         (match.group(3) or "").strip(),
     )
+    bare = re.search(r"https?://[^\s\]\"']+", match.group(2) or "")
+    src = src or (bare.group(0) if bare else "")
     if not src:
         return match.group(0)
     name = match.group(1).lower()

@@ -11,6 +11,7 @@ ever replaced.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from urllib.parse import urljoin, urlsplit
 from ..checks.frontmatter import read_front_matter
 from ..site import Site, check_files
 from . import media
+from .excerpts import describe
 from .model import Item
 from .posts import escape_title, old_path, redirect_docname
 
@@ -29,6 +31,9 @@ COPIED_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp",
     ".mp3", ".ogg", ".oga", ".wav", ".m4a", ".mp4", ".webm", ".ogv", ".mov",
 }  # fmt: skip
+
+
+_AFTER_DESCRIPTION = ("external_link:", "redirect:", "source_id:")
 
 
 @dataclass
@@ -44,6 +49,7 @@ class Post:
     notes: list[str] = field(default_factory=list)
     seen: dict[str, str] = field(default_factory=dict)  # each image's address, looked up once
     noted: set[str] = field(default_factory=set)  # images reported as not copied
+    missing: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (host, why) -> urls
     fixed_notes: list[str] = field(default_factory=list)  # from the item, not its HTML
     page: bool = False  # a WordPress page, written under pages/
 
@@ -117,6 +123,7 @@ class Renderer:
         from .proof import prove
 
         post.images, post.notes, post.seen, post.noted = {}, list(post.fixed_notes), {}, set()
+        post.missing = {}
         conversion = to_myst(
             post.body_html,
             raw=post.item.raw,
@@ -127,7 +134,23 @@ class Renderer:
             ),
         )
         prove(conversion.markdown, conversion.emitted, self.settings)
+        for (host, where), urls in post.missing.items():
+            shown = f"image {urls[0]}" if len(urls) == 1 else f"{len(urls)} images ({urls[0]}, ...)"
+            post.notes.append(
+                f"{shown} {'is' if len(urls) == 1 else 'are'} {where}: the post links to "
+                f"{'it' if len(urls) == 1 else 'them'} on {host}; copy "
+                f"{'it' if len(urls) == 1 else 'them'} next to the post and show "
+                f"{'it' if len(urls) == 1 else 'them'} with ![alt](file)"
+            )
         post.notes += conversion.notes
+        if not post.page and not any(f.startswith("description:") for f in post.fields):
+            found = describe(conversion.markdown, post.title, self.settings)
+            if found:
+                at = next(
+                    (i for i, f in enumerate(post.fields) if f.startswith(_AFTER_DESCRIPTION)),
+                    len(post.fields),
+                )
+                post.fields.insert(at, f"description: {json.dumps(found, ensure_ascii=False)}")
         post.notes += _math_notes(conversion.math)
         body = conversion.markdown if conversion.markdown.strip() else ""
         head = ["---", *post.fields, "---", "", f"# {escape_title(post.title)}", ""]
@@ -160,10 +183,7 @@ class Renderer:
         where = (
             f"not in {self.uploads}" if self.uploads is not None else "not copied (no --uploads)"
         )
-        post.notes.append(
-            f"image {url} is {where}: the post links to it on {host}; copy it next to the post "
-            "and show it with ![alt](file)"
-        )
+        post.missing.setdefault((host, where), []).append(url)
         return url
 
     def _link(self, href: str, links: dict[str, str], by_id: dict[str, str]) -> str:
