@@ -171,3 +171,11 @@ def test_kb_new_page_refuses_as_kb_new_does(tmp_path):
     assert snapshot(root) == before
     status, _, err = _kb(root, "new", "A post")
     assert status == 2 and "--category is missing" in err
+
+
+def test_links_after_a_directive_are_read():
+    """The closing line of a note is no opening of a code block: what follows is read."""
+    from kb.checks.pages import check_page
+
+    facts, problems = check_page("# T\n\n```{note}\nA note.\n```\n\nSee [x](/posts/a.md).\n")
+    assert (facts.links, problems) == ([("/posts/a.md", 7)], [])

@@ -46,19 +46,28 @@ def read_body(text: str, first_line: int) -> BodyFacts:
     facts = BodyFacts()
     lines = text.split("\n")[first_line - 1 :]
     fence = ""  # the marker of the code block we are in, if any
+    # The markers of the directives we are in whose content is Markdown (a note, a figure):
+    # their closing line is no opening of a code block.
+    open_directives: list[str] = []
     in_math = False
     previous = ""
     for number, line in enumerate(lines, start=first_line):
+        closing = line.strip()
         if fence:
-            closing = line.strip()
             if closing and set(closing) == {fence[0]} and len(closing) >= len(fence):
                 fence = ""
+            continue
+        inner = open_directives[-1] if open_directives else ""
+        if inner and closing and set(closing) == {inner[0]} and len(closing) >= len(inner):
+            open_directives.pop()
             continue
         opening = _FENCE.match(line)
         if opening:
             marker, directive = opening.group(1), opening.group(3)
             if marker[0] != ":" and (directive is None or directive in _OPAQUE):
                 fence = marker
+            else:
+                open_directives.append(marker)
             continue
         if line.strip() == "$$" or (
             line.strip().startswith("$$") and not line.strip().endswith("$$")
