@@ -69,6 +69,7 @@ class Import:
         self.existing = Existing.read(site)
         self.report = Report(args.file, dry_run=args.dry_run or args.rtd_redirects)
         self.redirects: list[tuple[str, str, str]] = []  # (old path, new path, what)
+        self.listed: list[Item] = []  # the posts of the site from this file, new or not
 
     def run(self) -> int:
         posts: list[Post] = []
@@ -84,6 +85,7 @@ class Import:
                 self.report.counts["already imported"] += 1
                 self.report.say(item, f"already imported: {item.label} is {relpath}")
                 self._redirect(item, relpath)
+                self.listed += [item] if item.kind == "post" else []
                 continue
             try:
                 post = self.prepare(item, taken, page=is_page)
@@ -283,14 +285,15 @@ class Import:
     def summary(self, posts: list[Post]) -> int:
         from ablog.blog import slugify as ablog_slug
 
-        written = [post for post in posts if not post.page]
+        listed = self.listed + [post.item for post in posts if not post.page]
         host = [r for r in self.redirects if r[2] in ("id",) or r[0].startswith("/?")]
         host += [r for r in self.redirects if r[2] in ("page",)]
         host += [
             r for r in self.redirects if r[2] == "post" and blocked(r[0].strip("/"), self.site)
         ]
-        if written:
-            host += archive_redirects(self.source, self.names, written, ablog_slug)
+        if listed:
+            blog = str(self.site.conf.get("blog_path") or "blog")
+            host += archive_redirects(self.names, listed, ablog_slug, blog)
             host += feed_redirects()
         self.report.host_redirects = host
         problems = self.report.print(self.args.rtd_redirects)

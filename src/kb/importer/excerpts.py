@@ -57,15 +57,17 @@ def describe(markdown: str, title: str, settings: tuple = ()) -> str:
         return ""
     captions: list[str] = []
     for index, token in enumerate(tokens):
-        if token.type == "inline" and tokens[index - 1].type == "paragraph_open":
-            if _is_prose(token):
-                return _cut(_text(token))
-        elif token.type == "fence":
+        paragraph = index > 0 and tokens[index - 1].type == "paragraph_open"
+        if token.type == "inline" and paragraph and _is_prose(token):
+            return _cut(_text(token))
+        if token.type == "fence":
             found = _DIRECTIVE.match(token.info.strip())
             if found and found.group(1) in MARKDOWN_BODIES:
                 captions += _captions(md, token.content)
         elif token.type == "inline":
             captions += [c.content for c in token.children or () if c.type == "image"]
+            shown = _text(token)  # an image left on the old host: "Image: alt"
+            captions += [shown.removeprefix("Image: ")] if shown.startswith("Image: ") else []
     captions = [" ".join(c.split()) for c in captions if c.strip()]
     return _cut(captions[0]) if captions else " ".join(title.split())
 

@@ -31,13 +31,12 @@ def html_path(relpath: str) -> str:
     return "/" + relpath.removesuffix(".md").removesuffix("/index") + ".html"
 
 
-def archive_redirects(source, names, posts, ablog_slug) -> list[tuple[str, str, str]]:
-    """The WordPress archives the imported posts were listed in, to the site's listings:
+def archive_redirects(names, items, ablog_slug, blog: str) -> list[tuple[str, str, str]]:
+    """The WordPress archives the posts of ``items`` were listed in, to the site's listings:
     (old path, new path, what)."""
     found: dict[str, tuple[str, str, str]] = {}
-    blog = "/blog"
-    for post in posts:
-        item = post.item
+    blog = "/" + blog.strip("/")
+    for item in items:
         for category in item.categories:
             new = names.category(category.name, category.nicename) or names.default_category
             slug = category.nicename or ablog_slug(category.name)
