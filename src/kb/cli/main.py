@@ -265,7 +265,9 @@ def _parse_day(text: str) -> date:
 
 
 def cmd_check(args: argparse.Namespace, site: Site) -> int:
-    targets = _expand(args.paths) if args.paths else site.post_paths()
+    # Every post, and every page in pages/ (checked as the build checks them: kb.checks.pages).
+    pages = [path for path in site.page_paths() if site.relpath(path).startswith("pages/")]
+    targets = _expand(args.paths) if args.paths else [*site.post_paths(), *pages]
     problems = check_files(site, targets, today=today_utc())
     errors = scheduled = warnings = 0
     for relpath, problem in problems:
@@ -278,7 +280,12 @@ def cmd_check(args: argparse.Namespace, site: Site) -> int:
         verdict += f", {scheduled} scheduled post(s)"
     if warnings:
         verdict += f", {warnings} warning(s)"
-    print(f"kb check: {len(targets)} post(s), {verdict}", file=sys.stderr)
+    counted = (
+        f"{len(targets) - len(pages)} post(s), {len(pages)} page(s)"
+        if pages and not args.paths
+        else f"{len(targets)} post(s)"
+    )
+    print(f"kb check: {counted}, {verdict}", file=sys.stderr)
     return PROBLEMS if errors else OK
 
 
