@@ -49,9 +49,10 @@ class ItemError(Exception):
     """Why an item cannot become a post; the message says what to do. ``kind`` groups the
     same problem of many items in the summary; ``subject`` is what it is about."""
 
-    def __init__(self, message: str, kind: str = "", subject: str = ""):
+    def __init__(self, message: str, kind: str = "", subject: str | list[str] = ""):
         super().__init__(message)
-        self.kind, self.subject = kind or "other", subject
+        self.kind = kind or "other"
+        self.subject = [subject] if isinstance(subject, str) else subject
 
 
 class ItemErrors(Exception):
@@ -137,7 +138,7 @@ def categories_and_tags(item: Item, names: Names) -> tuple[list[str], list[str]]
                 f"site ({', '.join(names.categories)}): add --default-category CATEGORY or "
                 "--map-category 'TERM=CATEGORY'",
                 "category",
-                ", ".join(item.terms) or "(none)",
+                list(item.terms) or ["(none)"],
             )
         return list(dict.fromkeys(categories)), tags
     categories, unknown = [], []
@@ -161,7 +162,7 @@ def categories_and_tags(item: Item, names: Names) -> tuple[list[str], list[str]]
             f"add --default-category {site}, --map-category '{first}={site}' or a --map file, "
             "or add it to kb_categories in conf.py",
             "category",
-            ", ".join(unknown) or "(none)",
+            unknown or ["(none)"],
         )
     tags = [names.tag_map.get(tag.strip().casefold(), tag) for tag in tags]
     return list(dict.fromkeys(categories)), tags

@@ -36,6 +36,7 @@ class Report:
     counts: Counter = field(default_factory=Counter)
     skipped: Counter = field(default_factory=Counter)
     problems: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    kinds: Counter = field(default_factory=Counter)  # errors of each kind
     rows: list[tuple[int, str, str, str, str]] = field(default_factory=list)
     host_redirects: list[tuple[str, str, str]] = field(default_factory=list)  # from, to, why
 
@@ -48,9 +49,11 @@ class Report:
             self.say(item, f"not imported: {item.label}: {why}")
             self.rows.append((item.line, "skipped", "", item.label, reason))
 
-    def error(self, item: Item, message: str, kind: str = "other", subject: str = "") -> None:
+    def error(self, item: Item, message: str, kind: str = "other", subject=()) -> None:
         self.counts["error"] += 1
-        self.problems[kind][subject or "-"] += 1
+        self.kinds[kind] += 1
+        for about in [subject] if isinstance(subject, str) else subject or ["-"]:
+            self.problems[kind][about or "-"] += 1
         self.say(item, f"error: {item.label} not imported: {message}")
         self.rows.append((item.line, "error", "", item.label, kind))
 
@@ -108,7 +111,7 @@ class Report:
             listed = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
             print(f"kb import: not imported (not published posts): {listed}", file=sys.stderr)
         for kind, subjects in sorted(self.problems.items()):
-            total = sum(subjects.values())
+            total = self.kinds[kind]
             about = ", ".join(
                 f"{subject} ({n})" if n > 1 else subject
                 for subject, n in subjects.most_common(8)
