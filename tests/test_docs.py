@@ -127,7 +127,7 @@ def test_every_message_has_an_example_that_fills_it():
     assert set(EXAMPLES) == set(MESSAGES)
     for code, example in EXAMPLES.items():
         wanted = {name for _, name, _, _ in Formatter().parse(MESSAGES[code]) if name}
-        assert set(example.values) == wanted, code
+        assert wanted <= set(example.values), code  # every placeholder filled
         assert example.fix or example.fix_source, code
 
 

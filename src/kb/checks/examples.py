@@ -66,6 +66,18 @@ EXAMPLES: dict[str, Example] = {
     "not_mapping": _ex(
         source="---\n- Article\n---", fix_source="---\ncategory: Article\n---", line=2
     ),
+    "yaml_deep": _ex(
+        {"most": 20},
+        source="tags: [[[[[[[[[[[[[[[[[[[[[[gemm]]]]]]]]]]]]]]]]]]]]]",
+        fix_source="tags: [gemm]",
+        line=5,
+    ),
+    "yaml_alias": _ex(
+        {"key": "tags"},
+        source="category: &c Article\ntags: *c",
+        fix_source="category: Article\ntags: [article]",
+        line=5,
+    ),
     "twice": _ex(
         {"key": "date", "first": 3, "line": 8},
         source="date: 2026-03-14\n...\ndate: 2026-03-15",
@@ -405,7 +417,7 @@ EXAMPLES: dict[str, Example] = {
         where=NOTEBOOK,
     ),
     "nb_too_deep": _ex(
-        {"depth": 200, "most": 64},
+        {"most": 64},
         fix="Restore the file from version control.",
         where=NOTEBOOK,
         line=1,
