@@ -2,6 +2,11 @@
 
 The messages are the product of ``kb check`` and of the build's front-matter warnings; keeping
 them together makes them easy to review, and the tests assert them word for word.
+
+Each key is the message's stable code. The guides' message catalogue
+(``docs/reference/messages.rst``) is generated from this table, with one example per code from
+:mod:`kb.checks.examples`: a new message needs its example there, or ``make docs`` fails and
+says which.
 """
 
 from __future__ import annotations
