@@ -96,7 +96,15 @@ def _real_formulas():
 
 def test_every_formula_of_the_real_posts_converts():
     formulas = list(_real_formulas())
-    assert len({path for path, _, _ in formulas}) >= 10  # most posts have math
+    # Every post that writes display math is found (the parser sees what the build sees).
+    with_math = {
+        path.relative_to(REPO)
+        for path in (REPO / "posts").glob("*/*.md")
+        if "\n$$" in path.read_text(encoding="utf-8")
+    }
+    assert with_math <= {path for path, _, _ in formulas}
+    if not formulas:
+        pytest.skip("no post has math")
     for path, tex, display in formulas:
         try:
             mathml = tex_to_mathml(tex, display)

@@ -633,6 +633,8 @@ REAL = "posts/2026/h200-measurements-notebook"
 
 def test_the_real_notebook_post_is_small_and_links_its_notebook(built_site):
     repo = Path(__file__).parent.parent
+    if not (repo / f"{REAL}.ipynb").is_file():
+        pytest.skip(f"{REAL}.ipynb: the sample notebook post is not on this site (a fork)")
     path = built_site / f"{REAL}.html"
     assert path.stat().st_size <= 40 * 1024, f"{path.stat().st_size / 1024:.1f} KB"
     html = soup(path)

@@ -85,3 +85,65 @@ def position_text(path: Path, series_name: str) -> str:
     if part.casefold() == "supplement":
         return f"Supplement to {series_name}"
     return f"Part of {series_name}"
+
+
+# -- A fork deletes the sample posts -----------------------------------------------------------
+#
+# expectations.toml names some of this group's own posts (the post with a chart, the first part
+# of a series, the post a query must find). A fork that deletes them keeps a green suite: a test
+# that needs one of them skips, and its reason names the post, so the fork knows what to edit.
+
+DOCNAMES = {docname(path) for path in ALL_POSTS}
+
+
+def missing(*names: str) -> list[str]:
+    """Which of these docnames no source of this site has."""
+    return [name for name in names if name not in DOCNAMES]
+
+
+def require_posts(*names: str) -> None:
+    """Skip the test when a post it needs is not on this site (a fork removed it)."""
+    if gone := missing(*names):
+        import pytest
+
+        pytest.skip(
+            f"{', '.join(gone)}: not on this site; tests/site/expectations.toml names it "
+            "(a fork edits that file to name its own posts)"
+        )
+
+
+def sample_posts() -> list[str]:
+    """Every post expectations.toml names."""
+    names = [*EXPECT.get("pages", {}).values(), *EXPECT.get("citations", {})]
+    names += [post for _, post in EXPECT.get("search", {}).get("queries", [])]
+    return sorted(set(names))
+
+
+def require_sample_site() -> None:
+    """Skip a test of how rich the group's own site is (how many posts, how many with math)
+    when the posts it describes are gone: a fork that starts from one post is not wrong."""
+    require_posts(*sample_posts())
+
+
+def skeleton(path: Path) -> bool:
+    """A post still as ``kb new`` wrote it: no text under its title but ``%`` comments."""
+    if path.suffix != ".md":
+        return False
+    body = path.read_text(encoding="utf-8").split("---", 2)[2]
+    lines = [line for line in body.splitlines() if line.strip()]
+    return all(line.startswith(("# ", "%")) for line in lines)
+
+
+def has_text(needle: str) -> bool:
+    """Whether any published post's source holds ``needle`` (``\\frac``: a post with math)."""
+    return any(needle in path.read_text(encoding="utf-8") for path in filter(published, ALL_POSTS))
+
+
+def categories_in_use() -> list[str]:
+    """The categories the published posts are in, most posts first (then by name)."""
+    counts: dict[str, int] = {}
+    for path in filter(published, ALL_POSTS):
+        for name in str(front_matter(path).get("category") or "").split(","):
+            if name.strip():
+                counts[name.strip()] = counts.get(name.strip(), 0) + 1
+    return sorted(counts, key=lambda name: (-counts[name], name))

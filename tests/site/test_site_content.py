@@ -37,7 +37,7 @@ from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
-from sitefacts import SITE
+from sitefacts import SITE, skeleton
 
 from kb.checks.sitechecks import link_docname
 
@@ -346,8 +346,11 @@ def has_figures(post: Post) -> bool:
 
 def is_essay(post: Post) -> bool:
     """A post of the site's own (not a pointer to an article elsewhere) in a category besides
-    Benchmarks: an Article, whatever a fork calls its categories."""
-    return not post.meta.get("external_link") and bool(post.categories - {BENCHMARKS})
+    Benchmarks: an Article, whatever a fork calls its categories. A post still as ``kb new``
+    wrote it is no essay yet."""
+    own = not post.meta.get("external_link")
+    own = own and not (post.path.is_file() and skeleton(post.path))
+    return own and bool(post.categories - {BENCHMARKS})
 
 
 def bibliography() -> dict[str, set[str]]:

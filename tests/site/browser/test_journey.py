@@ -44,6 +44,8 @@ def open_category_page_2(page, site_url) -> None:
     expect(page).to_have_url(re.compile(r"/blog/category/[\w-]+\.html$"))
     expect(page.locator("article h1").first).to_have_text(re.compile(r"^Category: "))
     assert page.locator(".kb-entry").count() >= 1
+    if not page.locator(".kb-pagination").count():
+        pytest.skip("the first category's posts fit on one page: there is no page 2 to visit")
     page.locator(".kb-pagination").get_by_role("link", name="Older posts →").click()
     expect(page).to_have_url(re.compile(r"/blog/category/[\w-]+/page/2\.html$"))
     expect(page.locator("article h1").first).to_contain_text("(page 2 of")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from playwright.sync_api import expect
-from sitefacts import EXPECT
+from sitefacts import EXPECT, require_posts
 
 POST = EXPECT["pages"]["math_and_chart"] + ".html"
 
@@ -15,6 +15,7 @@ def _box(locator) -> dict:
 
 
 def test_math_renders_offline(page, site_url, offsite):
+    require_posts(EXPECT["pages"]["math_and_chart"])
     page.goto(site_url + POST)
     formulas = page.locator("article math")
     assert formulas.count() > 20
@@ -33,6 +34,7 @@ def test_math_renders_offline(page, site_url, offsite):
 
 
 def test_chart_renders_in_both_themes(context_factory, site_url, offsite):
+    require_posts(EXPECT["pages"]["math_and_chart"])
     seen = {}
     for scheme in ("light", "dark"):
         context = context_factory(viewport={"width": 1280, "height": 900}, color_scheme=scheme)

@@ -16,6 +16,7 @@ from urllib.parse import quote, urlparse
 
 import pytest
 from playwright.sync_api import expect
+from sitefacts import ALL_POSTS, has_text, published
 
 ROOT = Path(__file__).resolve().parents[2] / "roots" / "test-search"
 
@@ -187,6 +188,9 @@ def test_a_hit_inside_an_equation_shows_its_tex(page, small_site, site_url):
     search(page, small_site, "block")
     excerpt = page.locator(".kb-search-result-excerpt").first.inner_text()
     assert r"$$C_{ij} = \sum_{c} s_{c}" in excerpt and "Cij" not in excerpt
+    assert page.console_errors == []
+    if not has_text(r"\left\lceil \frac{M}{B_M}"):
+        return  # a fork without the Stream-K post: the small site showed it already
     # On the real site, a word that only the Stream-K post's work equation uses.
     search(page, site_url, "lceil")
     first = page.locator(".kb-search-result").first
@@ -245,6 +249,9 @@ def test_read_the_docs_search_opens_from_the_box_once_its_addons_load(page, rtd_
 
 def test_more_results_shows_the_next_ten(page, site_url):
     """On the real site, a common word has more than one page of results."""
+    posts = [p for p in filter(published, ALL_POSTS) if "memory" in p.read_text(encoding="utf-8")]
+    if len(posts) <= 10:
+        pytest.skip(f"only {len(posts)} posts say 'memory': not more than one page of results")
     page.goto(f"{site_url}search.html?q=memory")
     wait_for_results(page)
     total = int(page.locator(".kb-search-status").inner_text().split()[0])

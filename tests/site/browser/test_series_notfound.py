@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-from sitefacts import EXPECT, docname, position_text, series
+from sitefacts import EXPECT, docname, position_text, require_posts, series
 
 
 def test_series_box_leads_through_the_tutorial(page, site_url):
     first = EXPECT["pages"]["series_first_part"]
+    require_posts(first)
     name = next(name for name, members in series().items() if docname(members[0]) == first)
     members = series()[name]
     page.goto(f"{site_url}{first}.html")
