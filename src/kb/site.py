@@ -100,10 +100,14 @@ class Site:
             Path(match)
             for pattern in patterns
             for match in glob(os.path.join(self.root, pattern), recursive=True)
-            if match.endswith(DOC_SUFFIXES)
-            and os.path.isfile(match)
-            and not self._unread(os.path.relpath(match, self.root).replace(os.sep, "/"))
+            if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
         }
+        if self.unsafe.left_out:  # what the build never reads, nor walks into
+            found = {
+                path
+                for path in found
+                if not self._unread(os.path.relpath(path, self.root).replace(os.sep, "/"))
+            }
         return sorted(found)
 
     def documents(self) -> set[str]:
@@ -215,17 +219,18 @@ def check_files(
     rules = site.rules(today)
     drafts = drafts or {}
     wanted = {site.relpath(path) for path in (*targets, *drafts)}
-    everything = {site.relpath(path): path for path in (*site.post_paths(), *targets, *drafts)}
+    found_posts = {site.relpath(path): path for path in site.post_paths()}  # globbed once
+    everything = {**found_posts, **{site.relpath(path): path for path in (*targets, *drafts)}}
     facts: dict[str, PostFacts] = {}
     pages: dict[str, PostFacts] = {}  # evergreen pages: a title, links, safety (checks.pages)
-    posts = {site.relpath(path) for path in site.post_paths()}
+    posts = set(found_posts)
     terms: set[str] | None = None  # the glossary's, read when a target links a term
     found: list[tuple[str, Problem]] = []
     # A name that is not NFC is never read by Sphinx: reported, and not checked further.
     unicode = unicode_names(everything)
     unread: set[str] = set()  # docnames the build leaves out, as it does
     unsafe = site.unsafe
-    whole = {site.relpath(path) for path in site.post_paths()} <= wanted
+    whole = posts <= wanted  # the whole site is checked: report what it never reads
     for relpath, path in everything.items():
         if relpath in unicode:
             found += [(relpath, problem) for problem in unicode[relpath]]
