@@ -179,3 +179,10 @@ def test_links_after_a_directive_are_read():
 
     facts, problems = check_page("# T\n\n```{note}\nA note.\n```\n\nSee [x](/posts/a.md).\n")
     assert (facts.links, problems) == ([("/posts/a.md", 7)], [])
+
+
+def test_kb_check_names_the_files_the_build_ignores(site):
+    root, _, warnings, _ = site
+    status, problems, summary = run_check(root)
+    assert status == 0 and summary.endswith("no errors, 2 warning(s)\n")
+    assert problems == [(path, line, message) for path, line, message, _ in warnings]

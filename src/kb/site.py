@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from .checks.frontmatter import PostFacts, Problem, Rules, decode_source
 from .checks.glossary import glossary_entries, unknown_terms
+from .checks.ignored import ignored_sources
 from .checks.messages import say
 from .checks.notebook import check_source, is_ipynb
 from .checks.pages import check_page, says_blogpost
@@ -158,6 +159,37 @@ class Site:
                 terms.update(key for entry in glossary_entries(text) for key in entry.keys)
         return terms
 
+    def ignored(self) -> list[tuple[str, str]]:
+        """Each Markdown file or notebook the build never reads (outside ``include_patterns``,
+        not excluded on purpose), with the build's warning (:mod:`kb.checks.ignored`)."""
+        from sphinx.project import EXCLUDE_PATHS
+        from sphinx.util.matching import compile_matchers
+
+        included = self.conf.get("include_patterns", ["**"])
+        if list(included) == ["**"]:
+            return []
+        conf = self.conf
+        excluded = compile_matchers(
+            [
+                *conf.get("exclude_patterns", []),
+                *EXCLUDE_PATHS,
+                *conf.get("templates_path", []),
+                *conf.get("html_static_path", []),
+                "_build",
+            ]
+        )
+        matches = compile_matchers(included)
+        shown = ", ".join(included)
+        return [
+            (relpath, say("ignored_file", path=relpath, included=shown))
+            for relpath in ignored_sources(
+                self.root,
+                DOC_SUFFIXES,
+                lambda path: any(match(path) for match in matches),
+                lambda path: any(match(path) for match in excluded),
+            )
+        ]
+
     def relpath(self, path: Path) -> str:
         """A path relative to the site root, as messages and links name it."""
         try:
@@ -291,4 +323,8 @@ def check_files(
         if whole or relpath in wanted
         for problem in problems
     ]
+    if whole and not drafts:  # the whole site: the files it would never read, as the build says
+        found += [
+            (relpath, Problem(1, message, level="warning")) for relpath, message in site.ignored()
+        ]
     return sorted(found, key=lambda item: (item[0], item[1].line))
