@@ -97,11 +97,12 @@ def test_line_chart_from_metadata(app, warning):
     assert "Measured: 2026-11-20" in meta
 
     _, header, rows = _table(figure)
-    # The unit of size_mib is read off its name.
-    assert header == ["Kernel", "Size (MiB)", "Bandwidth (GB/s)", "% of peak"]
+    # The unit of size_mib is read off its name; a size says its unit in each cell, as the
+    # chart's axis does (64 MiB, 1 GiB).
+    assert header == ["Kernel", "Size", "Bandwidth (GB/s)", "% of peak"]
     # GB/s against a peak in TB/s: 4.8 TB/s is 4800 GB/s; the cell rounded, not the ratio.
-    assert rows[0] == ["copy", "64", "3891", f"{100 * 3890.5 / 4800:.1f}"]
-    assert rows[-1] == ["triad", "1024", "", ""]  # an empty cell stays empty
+    assert rows[0] == ["copy", "64 MiB", "3891", f"{100 * 3890.5 / 4800:.1f}"]
+    assert rows[-1] == ["triad", "1 GiB", "", ""]  # an empty cell stays empty
     downloads = [a.get_text() for a in figure.select(".kb-benchmark-downloads a.download")]
     assert downloads == ["h200-copy.csv", "h200-copy.json"]
 
@@ -176,7 +177,7 @@ def test_charts_redrawn_only_when_their_data_changes(app, warning):
     shutil.rmtree(cache, ignore_errors=True)
     app.build()
     first = {path: path.stat().st_mtime_ns for path in cache.glob("*.svg")}
-    assert len(first) == 2
+    assert len(first) == 4  # two charts, each drawn wide and narrow
 
     # Edit the page's prose: the page is rebuilt, the charts are reused as they are.
     index = app.srcdir / "index.md"
@@ -190,12 +191,13 @@ def test_charts_redrawn_only_when_their_data_changes(app, warning):
     data.write_text(data.read_text().replace("1237", "1300"))
     app.build()
     now = {path: path.stat().st_mtime_ns for path in cache.glob("*.svg")}
-    assert len(now) == 3 and all(now[path] == mtime for path, mtime in first.items())
-    (new_chart,) = set(now) - set(first)
+    assert len(now) == 6 and all(now[path] == mtime for path, mtime in first.items())
+    new_charts = set(now) - set(first)
+    assert len(new_charts) == 2
     page = soup(app.outdir / "index.html")
     assert ">1300<" in str(page.select_one("svg.kb-chart"))
     assert page.select("figure.kb-benchmark tbody tr")[0].find_all("td")[2].get_text() == "1300"
-    assert "1300" in new_chart.read_text()
+    assert all("1300" in chart.read_text() for chart in new_charts)
 
 
 def test_svg_is_reproducible():

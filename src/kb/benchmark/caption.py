@@ -16,6 +16,7 @@ from docutils import nodes
 from sphinx import addnodes
 
 from . import hardware
+from .labels import BYTE_UNITS, tick_label
 from .plan import Plan
 
 #: Versions the Reproduce block lists, in this order, when the metadata has them.
@@ -25,6 +26,23 @@ ENVIRONMENT = ("driver", "CUDA", "torch", "cuDNN", "Triton", "flash-attn")
 class benchmark_reproduce(nodes.General, nodes.Element):
     """How to reproduce a figure's data: a ``<details>`` element in HTML, its content
     elsewhere."""
+
+
+def every_row(plan: Plan, columns: list[str]) -> nodes.paragraph:
+    """What the table leaves out because it is the same on every row: "Data type: BF16"."""
+    paragraph = nodes.paragraph(classes=["kb-benchmark-constant"])
+    paragraph += nodes.Text("In every row: ")
+    for index, column in enumerate(columns):
+        value = plan.data.rows[0][column]
+        if column == plan.group:
+            value = plan.value_of(value)
+        elif plan.unit_of(column) and plan.data.is_numeric(column):
+            number = plan.data.numbers(column)[0]
+            unit = plan.unit_of(column)
+            value = tick_label(number, unit) if unit in BYTE_UNITS else f"{value} {unit}"
+        paragraph += [nodes.strong("", f"{plan.name_of(column)}: "), nodes.Text(value)]
+        paragraph += nodes.Text("; " if index < len(columns) - 1 else ".")
+    return paragraph
 
 
 def measured_on(plan: Plan, options: dict) -> list[nodes.Node]:

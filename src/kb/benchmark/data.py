@@ -54,6 +54,10 @@ class Measurements:
         if column not in self.header:
             raise BenchmarkError(f"column {column!r} not in {self.shown} (columns: {self.names})")
 
+    def values(self, column: str) -> list[str]:
+        """The column's distinct values, in order of appearance."""
+        return list(dict.fromkeys(row[column] for row in self.rows))
+
     def is_numeric(self, column: str) -> bool:
         values = [row[column] for row in self.rows if row[column]]
         return bool(values) and all(_number(value) is not None for value in values)
@@ -101,12 +105,14 @@ class Measurements:
         numeric_x: bool,
         names: dict[str, str] | None = None,
         spreads: dict[str, tuple[str, str]] | None = None,
+        values: dict[str, str] | None = None,
     ) -> list[Series]:
         """One series per group value (in order of appearance) and measured column.
 
         ``names`` says what to call each measured column in the legend (default: the column);
-        ``spreads`` gives a measured column's low and high columns (its min and max)."""
-        names, spreads = names or {}, spreads or {}
+        ``spreads`` gives a measured column's low and high columns (its min and max);
+        ``values`` what to call each group value (``copy_d2d`` -> "copy")."""
+        names, spreads, values = names or {}, spreads or {}, values or {}
         xs = self.numbers(x) if numeric_x else [row[x] for row in self.rows]
         groups = list(dict.fromkeys(row[group] for row in self.rows)) if group else [None]
         result = []
@@ -127,7 +133,8 @@ class Measurements:
                     if lo is not None and hi is not None:
                         spread.append((x_value, lo, hi))
                 shown = names.get(y, y) if len(ys) > 1 else None
-                label = " · ".join(part for part in (name, shown) if part)
+                called = values.get(name, name) if name is not None else None
+                label = " · ".join(part for part in (called, shown) if part)
                 result.append(Series(label or names.get(y, y), tuple(points), tuple(spread)))
         return result
 
@@ -247,6 +254,13 @@ def metadata_facts(data: dict) -> dict:
     if software:
         summary["software"] = ", ".join(f"{label} {value}" for label, value in software.items())
         summary["versions"] = software
+    # What to call the data's values ({"copy_d2d": "copy"}): series in legends, table cells.
+    if isinstance(data.get("labels"), dict):
+        summary["labels"] = {
+            str(key): str(value)
+            for key, value in data["labels"].items()
+            if isinstance(value, str) and value.strip()
+        }
     if isinstance(command, list) and all(isinstance(part, str) for part in command):
         command = shlex.join(command)
     if isinstance(command, str) and command.strip():

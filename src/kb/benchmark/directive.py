@@ -63,8 +63,13 @@ from .elements import (
     benchmark,
     benchmark_chart,
     benchmark_comparison,
+    benchmark_data,
+    depart_data_html,
+    folded,
+    pass_node,
     skip_node,
     visit_chart_html,
+    visit_data_html,
 )
 from .plan import Peak, Plan, chart_spec, split
 from .table import benchmark_table, build_table, depart_table_html, visit_table_html
@@ -170,10 +175,16 @@ class BenchmarkDirective(SphinxDirective):
         kind = self.options.get("chart") or ("line" if data.is_numeric(x) else "bar")
         if kind == "line":
             data.numbers(x)  # a line chart needs a numeric x: say which cell is not
+        # :labels: names columns, and the values of the group column (copy_d2d=copy): those
+        # come from the metadata's "labels" too, the directive's words first.
+        group_values = data.values(group) if group else []
         try:
-            names = labels.parse_labels(self.options.get("labels"), data.header)
+            names = labels.parse_labels(self.options.get("labels"), [*data.header, *group_values])
         except ValueError as error:
             raise BenchmarkError(str(error)) from None
+        values = {k: v for k, v in facts.get("labels", {}).items() if k in group_values}
+        values.update({k: v for k, v in names.items() if k in group_values})
+        names = {k: v for k, v in names.items() if k not in values or k in data.header}
         for column in names:
             data.require(column)
         gpu = self._gpu(metadata, metadata_file)
@@ -195,6 +206,7 @@ class BenchmarkDirective(SphinxDirective):
             peak,
             metadata,
             labels=names,
+            values=values,
             spreads=self._spreads(data, ys),
             digits=self.options.get("digits", 3),
         )
@@ -303,18 +315,26 @@ class BenchmarkDirective(SphinxDirective):
         title = self.options.get("title", "")
         figure, anchor = self.new_figure()
         figure += benchmark_chart(spec=chart_spec(plan, self.options, title))
-        figure += build_table(
+        constant = plan.constant_columns()
+        shown = [column for column in plan.columns if column not in constant]
+        table = build_table(
             plan.data,
-            plan.columns,
-            {column: plan.header(column) for column in plan.columns},
+            shown,
+            {column: plan.header(column) for column in shown},
             plan.ys,
             plan.peak.value if plan.peak else None,
             plan.digits,
             names={y: plan.name_of(y) for y in plan.ys},
+            units={column: plan.unit_of(column) for column in shown},
+            values={plan.group: plan.value_names()} if plan.group else {},
         )
+        figure += folded(table, len(plan.data.rows))
         metadata_file = self.options.get("metadata", "")
         files = [(self.arguments[0], metadata_file)]
-        self.add_caption(figure, caption.measured_on(plan, self.options), files, [facts])
+        measured = caption.measured_on(plan, self.options)
+        if constant:
+            measured.insert(0, caption.every_row(plan, constant))
+        self.add_caption(figure, measured, files, [facts])
         found = self.dataset(plan, facts, anchor, anchor, self.arguments[0], metadata_file)
         facts_module.attach(figure, [found], [])
         return figure
@@ -352,6 +372,10 @@ def setup_benchmark(app: Sphinx) -> None:
         **dict.fromkeys(others, plain),
     )
     app.add_node(benchmark_table, html=(visit_table_html, depart_table_html))
+    through = (pass_node, pass_node)
+    app.add_node(
+        benchmark_data, html=(visit_data_html, depart_data_html), **dict.fromkeys(others, through)
+    )
     app.add_directive("benchmark", BenchmarkDirective)
     app.add_css_file("kb-benchmark.css")
     facts_module.setup_facts(app)

@@ -75,7 +75,9 @@ def dataset(
     y = plan.ys[0]
     unit = plan.unit_of(y)
     numeric_x = plan.kind == "line"
-    drawn = plan.data.series(plan.x, [y], plan.group, numeric_x, names={y: plan.name_of(y)})
+    drawn = plan.data.series(
+        plan.x, [y], plan.group, numeric_x, names={y: plan.name_of(y)}, values=plan.value_names()
+    )
     series = tuple(Series(one.label, one.points) for one in drawn)
     points = [(value, x, one.label) for one in series for x, value in one.points]
     best, best_at = None, ""

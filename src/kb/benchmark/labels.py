@@ -80,6 +80,14 @@ def plain_name(column: str) -> str:
     return " ".join(kept)
 
 
+IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
+
+
+def identifier_words(value: str) -> str:
+    """A snake_case value as words (``read_sum`` -> "read sum"); anything else as it is."""
+    return value.replace("_", " ") if IDENTIFIER.match(value) else value
+
+
 def with_unit(label: str, unit: str) -> str:
     """ "median (TFLOP/s)"; a label that already names its unit is left as it is."""
     if not unit or f"({unit})" in label or label == unit:
@@ -153,8 +161,8 @@ def tick_label(value: float, unit: str) -> str:
         size = value * BYTE_UNITS[unit]
         for name, factor in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
             if size >= factor:
-                return f"{size / factor:g} {name}"
-        return f"{size:g} B"
+                return f"{size / factor:.4g} {name}"
+        return f"{size:.4g} B"
     if float(value).is_integer():
         return str(int(value))
     return f"{value:g}"

@@ -38,6 +38,7 @@ class Plan:
     labels: dict[str, str] = field(default_factory=dict)  # column -> the author's words
     spreads: dict[str, tuple[str, str]] = field(default_factory=dict)  # y -> (low, high)
     digits: int = 3  # significant digits of the table's numbers
+    values: dict[str, str] = field(default_factory=dict)  # a group value -> the author's words
 
     def unit_of(self, column: str) -> str:
         """A column's unit: ``:unit:`` for the measured columns and their spread, else the
@@ -52,9 +53,33 @@ class Plan:
         (``latency_ms_p99`` -> "Latency p99")."""
         return self.labels.get(column) or labels.capitalised(labels.plain_name(column))
 
+    def value_of(self, value: str) -> str:
+        """A group value in words: its ``:labels:`` or metadata entry, else an identifier's
+        words (``write_fill`` -> "write fill"), never the identifier."""
+        return self.values.get(value) or labels.identifier_words(value)
+
+    def value_names(self) -> dict[str, str]:
+        if not self.group:
+            return {}
+        return {value: self.value_of(value) for value in self.data.values(self.group)}
+
     def header(self, column: str) -> str:
-        """A table header: the column in words with its unit, "Median (TFLOP/s)"."""
-        return labels.with_unit(self.name_of(column), self.unit_of(column))
+        """A table header: the column in words with its unit, "Median (TFLOP/s)"; a size in
+        bytes says its unit in each cell ("8 GiB"), as the axis does."""
+        unit = self.unit_of(column)
+        return labels.with_unit(self.name_of(column), "" if unit in labels.BYTE_UNITS else unit)
+
+    def constant_columns(self) -> list[str]:
+        """The shown columns other than the measured ones that hold one value on every row
+        (a "Data type" that is bf16 throughout): the caption says it once instead."""
+        if len(self.data.rows) < 2:
+            return []
+        measured = set(self.ys) | {c for pair in self.spreads.values() for c in pair}
+        return [
+            column
+            for column in self.columns
+            if column not in measured and len(self.data.values(column)) == 1
+        ]
 
 
 def chart_spec(plan: Plan, options: dict, title: str) -> charts.ChartSpec:
@@ -74,6 +99,7 @@ def chart_spec(plan: Plan, options: dict, title: str) -> charts.ChartSpec:
         numeric_x,
         names={y: plan.name_of(y) for y in plan.ys},
         spreads=plan.spreads,
+        values=plan.value_names(),
     )
     xscale = options.get("xscale") or (
         charts.default_xscale(x for one in series for x, _ in one.points) if numeric_x else "linear"

@@ -12,7 +12,7 @@ import re
 from docutils import nodes
 
 from .data import Measurements
-from .labels import round_number
+from .labels import BYTE_UNITS, round_number, tick_label
 
 
 class benchmark_table(nodes.table):
@@ -27,46 +27,69 @@ def build_table(
     peak: float | None,
     digits: int = 3,
     names: dict[str, str] | None = None,
+    units: dict[str, str] | None = None,
+    values: dict[str, dict[str, str]] | None = None,
 ) -> benchmark_table:
     """The data as a table: the chosen columns under ``headers``, numbers to ``digits``
     significant digits, each measured column followed by its % of peak (named after the
-    column's entry in ``names`` when there are several)."""
+    column's entry in ``names`` when there are several). A column in a byte unit (``units``)
+    prints binary sizes, as the chart's axis does ("8 GiB"); ``values`` names a column's values
+    in words (``copy_d2d`` -> "copy")."""
     header: list[str] = []
     cells: list[list[str]] = [[] for _ in data.rows]
     numeric: list[bool] = []
+    kinds: list[str] = []  # "measured" for a measured column and its % of peak
+    units, values = units or {}, values or {}
     for column in columns:
         header.append(headers.get(column, column))
         is_number = data.is_numeric(column)
         numeric.append(is_number)
-        for row, values in zip(cells, data.rows, strict=True):
-            value = values[column]
-            row.append(round_number(value, digits) if is_number and value else value)
+        kinds.append("measured" if column in measured else "")
+        unit = units.get(column, "")
+        for row, number, cell in zip(
+            cells, data.numbers(column) if is_number else data.rows, data.rows, strict=True
+        ):
+            value = cell[column]
+            if is_number and value and unit in BYTE_UNITS:
+                row.append(tick_label(number, unit))
+            elif is_number and value:
+                row.append(round_number(value, digits))
+            else:
+                row.append(values.get(column, {}).get(value, value))
         if column in measured and peak:
             name = (names or {}).get(column, column)
             header.append("% of peak" if len(measured) == 1 else f"{name}: % of peak")
             numeric.append(True)
+            kinds.append("measured")
             for row, value in zip(cells, data.numbers(column), strict=True):
                 row.append("" if value is None else f"{100 * value / peak:.1f}")
-    return rows_table(header, cells, numeric)
+    return rows_table(header, cells, numeric, kinds)
 
 
-def rows_table(header: list[str], cells: list[list[str]], numeric: list[bool]) -> benchmark_table:
-    """A benchmark table of ready-made cells (``numeric``: which columns hold numbers)."""
+def rows_table(
+    header: list[str],
+    cells: list[list[str]],
+    numeric: list[bool],
+    kinds: list[str] | None = None,
+) -> benchmark_table:
+    """A benchmark table of ready-made cells (``numeric``: which columns hold numbers;
+    ``kinds``: "measured" for what was measured, class ``kb-measured``)."""
+    kinds = kinds or [""] * len(header)
     table = benchmark_table(classes=["kb-benchmark-table"])
     group = nodes.tgroup(cols=len(header))
     table += group
     # Widths in characters: text builders draw with them; HTML lets the browser decide.
     widths = [max(len(value) for value in column) for column in zip(header, *cells, strict=True)]
     group += [nodes.colspec(colwidth=width) for width in widths]
-    group += nodes.thead("", _row(header, numeric))
-    group += nodes.tbody("", *(_row(row, numeric) for row in cells))
+    group += nodes.thead("", _row(header, numeric, kinds))
+    group += nodes.tbody("", *(_row(row, numeric, kinds) for row in cells))
     return table
 
 
-def _row(values: list[str], numeric: list[bool]) -> nodes.row:
+def _row(values: list[str], numeric: list[bool], kinds: list[str]) -> nodes.row:
     row = nodes.row()
-    for value, is_number in zip(values, numeric, strict=True):
-        classes = ["kb-num"] if is_number else []
+    for value, is_number, kind in zip(values, numeric, kinds, strict=True):
+        classes = (["kb-num"] if is_number else []) + ([f"kb-{kind}"] if kind else [])
         row += nodes.entry("", nodes.paragraph(value, value), classes=classes)
     return row
 

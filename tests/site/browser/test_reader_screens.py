@@ -8,7 +8,10 @@ aligned (or any) table of a display formula stack one per line.
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from bs4 import BeautifulSoup
 from sitefacts import EXPECT
 
 #: Measures every formula of the page; the inline sum is measured in the page's own text.
@@ -95,6 +98,85 @@ def test_math_is_set_as_a_paper_sets_it(page, site_url, built_site, offsite):
     assert page.console_errors == []
 
 
+# -- Charts and tables on a phone ---------------------------------------------------------------
+
+#: Every chart's smallest text in CSS px, and each benchmark table: does it fit, and does its
+#: first column stay in view when it scrolls sideways.
+CHARTS = """() => {
+  for (const details of document.querySelectorAll("details.kb-benchmark-data")) details.open = true;
+  const charts = [...document.querySelectorAll("svg.kb-chart")].filter((svg) => svg.getBBox
+      && svg.getBoundingClientRect().width > 0);
+  const shown = (svg) => [...svg.querySelectorAll("text")].filter(
+      (text) => text.textContent.trim() && text.getBoundingClientRect().width > 0);
+  const smallest = charts.map((svg) => Math.min(...shown(svg).map(
+      (text) => {
+        const m = text.getScreenCTM();  // a rotated axis label scales by its norm
+        return parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b);
+      })));
+  const tables = [...document.querySelectorAll("table.kb-benchmark-table")].map((table) => {
+    const wrapper = table.closest(".table-wrapper") || table.parentElement;
+    const fits = table.scrollWidth <= wrapper.clientWidth + 1;
+    const first = table.querySelector("tbody td");
+    const before = first.getBoundingClientRect().left;
+    wrapper.scrollLeft = wrapper.scrollWidth;
+    // Pinned: scrolled to the end, the first column has not moved.
+    const pinned = wrapper.scrollLeft > 0
+        && Math.abs(first.getBoundingClientRect().left - before) < 1;
+    wrapper.scrollLeft = 0;
+    return {fits, pinned};
+  });
+  return {smallest, tables};
+}"""
+SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+def _benchmark_pages(built_site) -> list[str]:
+    return sorted(
+        path.relative_to(built_site).as_posix()
+        for path in (built_site / "posts").rglob("*.html")
+        if 'class="kb-chart' in path.read_text(encoding="utf-8")
+    )
+
+
+def test_charts_and_tables_read_on_a_phone(phone, site_url, built_site, offsite):
+    pages = _benchmark_pages(built_site)
+    assert pages
+    charts = 0
+    for name in pages:
+        phone.goto(site_url + name)
+        found = phone.evaluate(CHARTS)
+        charts += len(found["smallest"])
+        for size in found["smallest"]:
+            assert size >= 11, f"{name}: chart text of {size:.1f} px at 390 px"
+        for table in found["tables"]:
+            assert table["fits"] or table["pinned"], f"{name}: a table scrolls its rows away"
+    assert charts >= len(pages)
+    assert offsite == []
+
+
+def test_no_raw_identifier_or_long_number_in_a_figure(built_site):
+    for name in _benchmark_pages(built_site):
+        page = BeautifulSoup((built_site / name).read_text(encoding="utf-8"), "lxml")
+        for figure in page.select("figure.kb-benchmark"):
+            for svg in figure.select("svg.kb-chart"):
+                legend = [text.get_text() for text in svg.find_all("text")]
+                assert not [t for t in legend if SNAKE.fullmatch(t)], f"{name}: {legend}"
+            for table in figure.select("table.kb-benchmark-table"):
+                header = [th.get_text(" ", strip=True) for th in table.select("thead th")]
+                assert not [h for h in header if SNAKE.search(h)], f"{name}: {header}"
+                classes = [th.get("class", []) for th in table.select("thead th")]
+                measured = [i for i, names in enumerate(classes) if "kb-measured" in names]
+                for row in table.select("tbody tr"):
+                    cells = [td.get_text(strip=True) for td in row.find_all("td")]
+                    assert not [c for c in cells if SNAKE.fullmatch(c)], f"{name}: {cells}"
+                    for cell in cells:
+                        # A byte count is never a bare number: 8589934592 is "8 GiB".
+                        assert not (cell.isdigit() and int(cell) >= 2**20), f"{name}: {cell}"
+                    for index in measured:
+                        digits = re.sub(r"\D", "", cells[index]).lstrip("0")
+                        assert len(digits) <= 4, f"{name}: {header[index]} {cells[index]}"
+
+
 # -- Screenshots --------------------------------------------------------------------------------
 
 DEVICES = {
@@ -109,7 +191,7 @@ DEVICES = {
 #: The pages of issue 36: what each is, and what to wait for before the picture.
 SHOTS = {
     "reader-math": ("posts/2025/deepseek-r1-fp8-training.html", "div.kb-math math"),
-    "reader-benchmarks": (EXPECT["pages"]["benchmarks"] + ".html", "svg.kb-chart"),
+    "reader-benchmarks": (EXPECT["pages"]["benchmarks"] + ".html", "svg.kb-chart:visible"),
     "reader-catalog": ("benchmarks.html", "article h1"),
     "reader-404": ("posts/2025/no-such-post.html", "article h1"),
 }

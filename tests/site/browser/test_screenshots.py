@@ -26,7 +26,7 @@ DEVICES = {
 
 #: Pages beyond home, post and category: what each shows, and what to wait for.
 MORE_PAGES = {
-    "benchmarks-post": (EXPECT["pages"]["benchmarks"] + ".html", "svg.kb-chart"),
+    "benchmarks-post": (EXPECT["pages"]["benchmarks"] + ".html", "svg.kb-chart:visible"),
     # "frac" is a word only equations use: each result's snippet is a formula, as TeX.
     "search-math": ("search.html?q=frac", ".kb-search-result-excerpt"),
     "404": ("posts/2025/no-such-post.html", "article h1"),
