@@ -108,7 +108,8 @@ def test_kb_check_checks_pages_as_the_build_does(tmp_path):
         encoding="utf-8",
     )
     (root / "pages" / "titled.md").write_text(
-        "# Titled\n\nA {term}`gizmos <gizmo>` and,\non its second line, a {term}`sprocket`.\n",
+        "# Titled\n\nA {term}`gizmos <gizmo>` and,\non its second line, a {term}`sprocket`.\n"
+        '\n<img src="https://tracker.example/pixel.gif" alt="">\n',
         encoding="utf-8",
     )
     status, problems, _ = run_check(root, "pages/untitled.md", "pages/titled.md")
@@ -121,6 +122,9 @@ def test_kb_check_checks_pages_as_the_build_does(tmp_path):
     app, warnings = build(root)
     built = {(path, line, message) for path, line, message, _ in warnings}
     assert ("pages/titled.md", 4, say("unknown_term", term="sprocket", hint="")) in built
+    safety = [(p, line, m) for p, line, m in problems if "tracker.example" in m]
+    assert [p[:2] for p in safety] == [("pages/titled.md", 6)]
+    assert set(safety) <= built  # the same words at the same line
     page_no_title = [
         w for w in built if w[0] == "pages/untitled.md" and w[2] == say("page_no_title")
     ]
