@@ -3,7 +3,8 @@ and folders that are links leading out of the repository or round, includes of a
 itself and cycles of includes.
 
 The site is tests/roots/test-hostile-reads, plus what a repository cannot hold, made here: a
-FIFO post, FIFOs and a link to /dev/zero that posts include, a file over the site's
+FIFO post, FIFOs and a link to /dev/zero that posts include (with MyST's ``{include}``,
+``{literalinclude}``, ``{csv-table}`` and rST's ``include``), a file over the site's
 ``kb_max_file_bytes`` (64 KiB), a post that is a link to a file outside the repository, a
 post that is a link to itself, a link to the folder above and one to a folder outside. The
 build and `kb check` run as commands with a time limit, so a read that blocks fails the test
@@ -156,6 +157,13 @@ INCLUDE_PROBLEMS = [
         "include: 'itself.md' includes a file that is already being included "
         f"(posts/2025/itself.md → posts/2025/itself.md); {CIRCLE}",
     ),
+    (
+        "posts/2025/rst.md",
+        12,
+        "include: 'rst.md' includes a file that is already being included "
+        f"(posts/2025/rst.md → posts/2025/rst.md); {CIRCLE}",
+    ),
+    ("posts/2025/rst.md", 16, f"include: '../data/fifo.md' {FIFO}"),
     (
         "posts/data/two.md",
         3,

@@ -246,8 +246,9 @@ class GuardedDependencies(DependencyList):
     FIFO, ``/dev/zero``, a file over ``kb_max_file_bytes`` or a file already being included
     (a self-include, a cycle) is never read: the directive ends with nothing.
 
-    Other readers (docutils' rST ``include``, ``:file:``) add the file after reading it;
-    they are judged before, by their own directives (:mod:`kb.markup.files`).
+    docutils' rST ``include`` adds its file after reading it: its directive
+    (:class:`kb.markup.files.CheckedInclude`) asks :meth:`before_read` first. Other readers
+    (``:file:``) are judged before by their own directives, and pass here after.
     """
 
     def __init__(self, env, document, recorded: list) -> None:
@@ -255,26 +256,40 @@ class GuardedDependencies(DependencyList):
         self.list = list(recorded)
         self.env, self.document = env, document
         self.parents: dict[Path, Path] = {}  # included file -> the file that includes it
+        self.judged: set[Path] = set()  # judged by their directive before it read them
 
     def add(self, *paths: str | os.PathLike) -> None:
         for path in paths:
-            self._judge(Path(path))
+            if Path(path).resolve() in self.judged:
+                self.judged.discard(Path(path).resolve())  # judged by its directive, before
+                continue
+            document = self.document
+            source = Path(document.get("source") or self.env.doc2path(self.env.docname))
+            line = document.current_line
+            argument = _include_argument(source, line)
+            if argument is not None:  # judged as written: MyST's path has its links followed
+                refused = site_refusal(self.env, named_path(self.env, argument))
+            else:
+                argument, refused = os.path.relpath(path, source.parent), None
+            location = f"{source}:{line}" if line else (self.env.docname, None)
+            if not self.judge(Path(path), source, argument, location, refused):
+                from docutils.parsers.rst import DirectiveError
+
+                # MyST turns this into a message node of level 1 (info), which Sphinx drops:
+                # the warning is kb's own.
+                raise DirectiveError(1, "refused by kb")
         super().add(*paths)
 
-    def _judge(self, path: Path) -> None:
-        from docutils.parsers.rst import DirectiveError
+    def before_read(self, path: Path, source: Path, shown: str, location) -> bool:
+        """For a directive that adds its file only after reading it (docutils' ``include``):
+        judge it now, as :meth:`add` would; False (reported) when it may not be read."""
+        if not self.judge(path, source, shown, location):
+            return False
+        self.judged.add(path.resolve())
+        return True
 
-        document = self.document
-        source = Path(document.get("source") or self.env.doc2path(self.env.docname))
-        line = document.current_line
-        location = f"{source}:{line}" if line else (self.env.docname, None)
-        argument = _include_argument(source, line)
-        refused = None
-        if argument is not None:  # judged as written: MyST's path has its links followed
-            shown = argument
-            refused = site_refusal(self.env, named_path(self.env, argument))
-        else:
-            shown = os.path.relpath(path, source.parent)
+    def judge(self, path: Path, source: Path, shown: str, location, refused=None) -> bool:
+        """Whether ``source`` may include ``path``; reported at ``location`` when not."""
         refused = refused or site_refusal(self.env, path)
         chain = self._chain(source)
         if refused is None and path.resolve() in [p.resolve() for p in chain]:
@@ -285,10 +300,9 @@ class GuardedDependencies(DependencyList):
             )
         if refused is not None:
             warn("include", shown, refused, location, reading=self.env)
-            # MyST turns this into a message node of level 1 (info), which Sphinx drops: the
-            # warning is kb's own, above.
-            raise DirectiveError(1, "refused by kb")
+            return False
         self.parents[path.resolve()] = source
+        return True
 
     def _chain(self, source: Path) -> list[Path]:
         """``source`` and the files that include it, up to the document."""

@@ -114,10 +114,19 @@ class CheckedInclude(Include):
             refused = paths.Refusal("is outside the repository", paths.INSIDE)
             paths.warn(self.name, target, refused, self.get_location(), reading=self.env)
             return []
+        location = self.get_location()
         if not paths.check(
-            self.env, self.name, target, paths.named_path(self.env, target), self.get_location()
+            self.env, self.name, target, paths.named_path(self.env, target), location
         ):
             return []
+        guard = self.state.document.settings.record_dependencies
+        if isinstance(guard, paths.GuardedDependencies):  # a self-include, a cycle
+            source = Path(self.state_machine.get_source_and_line(self.lineno)[0])
+            read = paths.named_path(self.env, target)
+            if not target.startswith(("/", os.sep)):
+                read = docutils_relative(self, target)  # beside the file being read, as docutils
+            if not guard.before_read(read, source, target, location):
+                return []
         return super().run()
 
 
