@@ -18,58 +18,21 @@ carries on from the step before, as a real ``_build`` does.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import shutil
 import subprocess
 import sys
-import traceback
 from pathlib import Path
 
 import pytest
-from sphinx.cmd.build import build_main
-
-from kb.cli.buildworker import warm_up
+from forkbuild import ENV, files, sphinx
 
 ROOT = Path(__file__).parent.parent / "roots" / "test-listings"
 POST = "posts/post-27.md"
 TITLES = {"A": "Post 27", "B": "Zebra Quokka Retitled"}
-ENV = {"SOURCE_DATE_EPOCH": "2000000000"}  # every post published, dates fixed
 #: The search index in shards (about 30 searchable pages, 4 a shard): the merge runs.
 SHARDED = ["-D", "kb_search_shard_size=4"]
 JOURNAL = "kb-state.journal"
-
-
-def sphinx(src: Path, out: Path, extra=(), crash: str | None = None) -> int:
-    """Build in a forked child; its exit status (negative: the signal that stopped it)."""
-    arguments = ["-q", "-b", "html", *extra, "-d", str(out / "doctrees"), str(src), str(out)]
-    arguments[-1] = str(out / "html")
-    log = out.parent / f"{out.name}.log"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "w", encoding="utf-8") as handle:
-        pid = os.fork()
-        if pid == 0:  # the child: one build, then exit without running pytest's cleanup
-            status = 2
-            try:
-                os.environ.update(ENV)
-                if crash:
-                    os.environ["KB_CRASH_AT"] = crash
-                os.dup2(handle.fileno(), 1)
-                os.dup2(handle.fileno(), 2)
-                status = build_main(arguments)
-            except BaseException:  # noqa: BLE001  (the exit status says it)
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(status)
-        _, wait_status = os.waitpid(pid, 0)
-    status = os.waitstatus_to_exitcode(wait_status)
-    if crash is None:
-        output = log.read_text(encoding="utf-8")
-        assert status == 0, output
-        assert "Traceback" not in output, output
-    return status
 
 
 def set_version(src: Path, version: str) -> None:
@@ -78,17 +41,6 @@ def set_version(src: Path, version: str) -> None:
     heading = next(i for i, line in enumerate(lines) if line.startswith("# "))
     lines[heading] = f"# {TITLES[version]}\n"
     path.write_text("".join(lines), encoding="utf-8")
-
-
-def files(html: Path) -> dict[str, str]:
-    return {
-        path.relative_to(html).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(html.rglob("*"))
-        if path.is_file()
-    }
-
-
-warm_up(ROOT)  # Sphinx, the theme and the root's extensions, imported once for every build
 
 
 class Site:

@@ -179,6 +179,41 @@ def _watcher_class():
     return Watcher
 
 
+def _whole_files_class():
+    from starlette.datastructures import Headers
+    from starlette.exceptions import HTTPException
+    from starlette.responses import FileResponse, Response
+    from starlette.staticfiles import NotModifiedResponse, StaticFiles
+
+    class WholeFiles(StaticFiles):
+        """Starlette's static files, each sent from one read of one opened file.
+
+        Starlette takes a file's size when it finds the file and opens it again to send it: a
+        rebuild that renames a new page over the old one in between made the server announce
+        one length and send another (``IncompleteRead`` in the browser or a test). Every page
+        and bundle file is renamed into place whole (kb.core.output, kb.search.bundle), so
+        the bytes read here are the old file or the new one, and the length is theirs."""
+
+        def file_response(self, full_path, stat_result, scope, status_code: int = 200):
+            try:
+                with open(full_path, "rb") as handle:
+                    opened = os.fstat(handle.fileno())
+                    data = handle.read()
+            except OSError as error:  # gone between the lookup and the read
+                raise HTTPException(status_code=404) from error
+            described = FileResponse(full_path, status_code=status_code, stat_result=opened)
+            if self.is_not_modified(described.headers, Headers(scope=scope)):
+                return NotModifiedResponse(described.headers)
+            headers = {
+                key: value
+                for key, value in described.headers.items()
+                if key.lower() != "content-length"
+            }
+            return Response(data, status_code=status_code, headers=headers)
+
+    return WholeFiles
+
+
 def serve(site: Site, port: int, drafts: bool = False, cold: bool = False) -> int:
     """Build the site, then serve it and rebuild on every save until Ctrl-C."""
     import uvicorn
@@ -187,7 +222,6 @@ def serve(site: Site, port: int, drafts: bool = False, cold: bool = False) -> in
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.routing import Mount, WebSocketRoute
-    from starlette.staticfiles import StaticFiles
 
     root = site.root.resolve()
     outdir, doctrees = build_folders(root, drafts)
@@ -199,7 +233,7 @@ def serve(site: Site, port: int, drafts: bool = False, cold: bool = False) -> in
     app = Starlette(
         routes=[
             WebSocketRoute("/websocket-reload", watcher, name="reload"),
-            Mount("/", app=StaticFiles(directory=outdir, html=True), name="static"),
+            Mount("/", app=_whole_files_class()(directory=outdir, html=True), name="static"),
         ],
         middleware=[Middleware(JavascriptInjectorMiddleware, ws_url=url_host)],
         lifespan=watcher.lifespan,
