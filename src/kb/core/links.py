@@ -79,10 +79,14 @@ def linked_documents(env: BuildEnvironment, docname: str) -> set[str]:
     found = _table(env).get(docname)
     if found is None:
         return set()
-    std = env.domaindata.get("std", {})
-    labels = {**std.get("anonlabels", {}), **std.get("labels", {})}
     targets = set(found.docs)
-    targets.update(labels[label][0] for label in found.labels if label in labels)
+    if found.labels:  # looked up, never copied: the site's labels are many, a post's few
+        std = env.domaindata.get("std", {})
+        labels, anonymous = std.get("labels", {}), std.get("anonlabels", {})
+        for label in found.labels:
+            place = labels.get(label) or anonymous.get(label)
+            if place:
+                targets.add(place[0])
     targets.discard(docname)
     return targets & env.found_docs
 
