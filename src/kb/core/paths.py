@@ -267,11 +267,20 @@ class GuardedDependencies(DependencyList):
             source = Path(document.get("source") or self.env.doc2path(self.env.docname))
             line = document.current_line
             argument = _include_argument(source, line)
-            if argument is not None:  # judged as written: MyST's path has its links followed
-                refused = site_refusal(self.env, named_path(self.env, argument))
-            else:
-                argument, refused = os.path.relpath(path, source.parent), None
             location = f"{source}:{line}" if line else (self.env.docname, None)
+            if argument is None:
+                # No {include} at that line: a file docutils has read already (`:file:`, judged
+                # by its directive before), or an {include} in a notebook's cell, judged here.
+                refused = site_refusal(self.env, path)
+                shown = os.path.relpath(path, source.parent)
+                if refused is not None:
+                    warn("include", shown, refused, location, reading=self.env)
+                    from docutils.parsers.rst import DirectiveError
+
+                    raise DirectiveError(1, "refused by kb")
+                continue
+            # Judged as written: MyST's path has its links followed.
+            refused = site_refusal(self.env, named_path(self.env, argument))
             if not self.judge(Path(path), source, argument, location, refused):
                 from docutils.parsers.rst import DirectiveError
 
