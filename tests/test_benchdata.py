@@ -71,7 +71,7 @@ def test_json_follows_its_schema_with_absolute_urls(built: Path) -> None:
     assert gemm["best"] == {
         "value": 686.392,
         "shown": "686",
-        "at": "Matrix size 8192, bf16",
+        "at": "Matrix size 8192, BF16",
         "percent_of_peak": round(100 * 686.392 / peak, 1),
     }
     command = "python3 benchmarks/gpu/gemm.py --out /tmp/bench --sizes 1024,4096,8192"
@@ -84,7 +84,7 @@ def test_json_follows_its_schema_with_absolute_urls(built: Path) -> None:
             if one[key]:
                 assert (built / one[key].removeprefix(SITE)).is_file()
     copy = catalog["datasets"][2]
-    assert copy["metadata"] is None and copy["dtype"] == "float32" and copy["command"] is None
+    assert copy["metadata"] is None and copy["dtype"] == "FP32" and copy["command"] is None
     assert copy["best"]["at"] == "Size 1 GiB, copy"
     assert copy["metric"]["key"] == "mem_bw" and copy["unit"] == "GB/s"
 
@@ -124,22 +124,23 @@ def test_benchmarks_page_table_links_and_filters(built: Path) -> None:
     }
     assert options == {
         "gpu": ["All", "B200", "H200"],
-        "dtype": ["All", "bf16", "float32"],
+        "dtype": ["All", "FP32", "BF16"],
         "metric": ["All", "dense BF16", "memory bandwidth"],
     }
     assert all(form.find("label", attrs={"for": s["id"]}) for s in form.find_all("select"))
     assert [(row["data-gpu"], row["data-dtype"], row["data-metric"]) for row in rows] == [
-        ("B200", "bf16", "dense BF16"),
-        ("H200", "", "dense BF16"),
-        ("H200", "float32", "memory bandwidth"),
+        ("B200", "BF16", "dense BF16"),
+        ("H200", "BF16", "dense BF16"),
+        ("H200", "FP32", "memory bandwidth"),
     ]
     scripts = [s["src"] for s in page.find_all("script", src=True)]
     assert "_static/kb-benchmarks.js" in scripts
     assert (built / "_static" / "kb-benchmarks.js").is_file()
     # The cells of the H200 GEMM's row.
     cells = [cell.get_text(" ", strip=True) for cell in rows[1].find_all(["th", "td"])]
-    assert cells[0].startswith("BF16 GEMM on H200 in GEMM and copies on an H200")
-    assert cells[1:5] == ["H200", "", "686 TFLOP/s at Matrix size 8192, bf16", "69.4"]
+    # Its own name, not the caption: what was measured, against what, on which GPU.
+    assert cells[0].startswith("Throughput by matrix size on H200 (BF16) in GEMM and copies")
+    assert cells[1:5] == ["H200", "BF16", "686 TFLOP/s at Matrix size 8192, BF16", "69.4"]
     assert cells[5].startswith("2026-01-05")
     assert cells[6] == "CSV JSON"
     # Every link resolves: figures by their anchor, posts, files.
@@ -179,19 +180,19 @@ def test_comparison_converts_units_and_marks_each_peak(built: Path) -> None:
         ["B200", "", "4096", "1350000", f"{100 * 1350000 / b200:.1f}"],
         ["B200", "", "8192", "1520001", f"{100 * 1520000.5 / b200:.1f}"],
         # The H200's TFLOP/s, in GFLOP/s, against the H200's own peak.
-        ["H200", "bf16", "1024", "163078", f"{100 * 163078 / h200:.1f}"],
-        ["H200", "bf16", "4096", "640500", f"{100 * 640500 / h200:.1f}"],
-        ["H200", "bf16", "8192", "686392", f"{100 * 686392 / h200:.1f}"],
+        ["H200", "BF16", "1024", "163078", f"{100 * 163078 / h200:.1f}"],
+        ["H200", "BF16", "4096", "640500", f"{100 * 640500 / h200:.1f}"],
+        ["H200", "BF16", "8192", "686392", f"{100 * 686392 / h200:.1f}"],
     ]
     svg = figure.select_one("svg.kb-chart")
     text = svg.get_text(" ", strip=True)
     assert "B200 dense BF16 peak: 2250000 GFLOP/s" in text
     assert "H200 dense BF16 peak: 989400 GFLOP/s" in text
-    assert "B200" in text and "H200 · bf16" in text  # the legend, by GPU
+    assert "B200" in text and "H200 · BF16" in text  # the legend, by GPU
     assert svg.select("g[id^=line2d]") or "stroke-dasharray" in str(svg)
     also = figure.select_one(".kb-benchmark-compared")
     assert also.get_text(" ", strip=True) == (
-        "Also shown: BF16 GEMM on H200 in GEMM and copies on an H200."
+        "Also shown: Throughput by matrix size on H200 (BF16) in GEMM and copies on an H200."
     )
     assert also.a["href"] == "h200.html#h200-gemm"
 

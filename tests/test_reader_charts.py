@@ -89,3 +89,49 @@ def test_a_narrow_drawing_for_phones(figure):
         return float(text["y"])
 
     assert y(entry) > y(xlabel)
+
+
+# -- The catalog (benchmarks.html) ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def catalog(figure, tmp_path_factory):
+    folder = next(tmp_path_factory.getbasetemp().glob("reader-charts*/site/_build/html"))
+    return soup(folder / "benchmarks.html")
+
+
+def test_a_dataset_has_a_name_of_its_own(catalog):
+    (row,) = catalog.select("table.kb-benchmarks-table tbody tr")
+    name = row.find("th").find("a").get_text()
+    # Not the caption ("Bandwidth by buffer size."): what, against what, where, which series.
+    assert name == ("Bandwidth by buffer size on H200 (copy / read (sum) / write (fill_))")
+
+
+def test_data_types_have_one_spelling(catalog):
+    (row,) = catalog.select("table.kb-benchmarks-table tbody tr")
+    assert row["data-dtype"] == "FP32"  # the CSV says fp32
+    assert row.select_one('td[data-label="Data type"]').get_text() == "FP32"
+
+
+def test_data_types_in_a_fixed_order():
+    from kb.benchmark.labels import dtype_key, dtype_word
+    from kb.pages.benchmarks import DTYPE_ORDER
+
+    assert [dtype_word(v) for v in ("bf16", "BF16", "bfloat16", "fp8_e4m3", "Float32")] == [
+        "BF16",
+        "BF16",
+        "BF16",
+        "FP8 E4M3",
+        "FP32",
+    ]
+    words = ["NVFP4", "INT8", "BF16", "FP32", "FP8 E4M3", "weird"]
+    assert sorted(words, key=dtype_key) == ["FP32", "BF16", "FP8 E4M3", "INT8", "NVFP4", "weird"]
+    # The page's own copy of the order (a page never imports a feature) is the same.
+    from kb.benchmark.labels import DTYPE_ORDER as VOCABULARY
+
+    assert list(DTYPE_ORDER) == VOCABULARY
+
+
+def test_the_catalog_is_high_in_the_sidebar(catalog):
+    titles = [h2.get_text() for h2 in catalog.select("nav.kb-sidebar h2.kb-sidebar-title")]
+    assert titles.index("Benchmark data") == 1, titles

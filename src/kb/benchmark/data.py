@@ -254,6 +254,8 @@ def metadata_facts(data: dict) -> dict:
     if software:
         summary["software"] = ", ".join(f"{label} {value}" for label, value in software.items())
         summary["versions"] = software
+    if isinstance(data.get("title"), str) and data["title"].strip():
+        summary["title"] = " ".join(data["title"].split())
     # What to call the data's values ({"copy_d2d": "copy"}): series in legends, table cells.
     if isinstance(data.get("labels"), dict):
         summary["labels"] = {

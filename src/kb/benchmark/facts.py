@@ -20,6 +20,7 @@ from sphinx.application import Sphinx
 from ..core import datasets
 from ..core.datasets import Dataset, Reference, Series
 from . import labels
+from . import plan as plan_module
 from .plan import Plan, split
 
 #: Units in which less is better: the best value is the smallest.
@@ -40,16 +41,51 @@ def figure_name(document: nodes.document, given: str, csv: str) -> str:
     return candidate
 
 
-def dtype_of(plan: Plan, options: dict, facts: dict) -> str:
-    """``:dtype:``; else the values a ``:filter:`` keeps of a ``dtype`` column; else the
-    metadata's."""
-    if options.get("dtype"):
-        return options["dtype"]
+def dataset_title(plan: Plan, options: dict, facts: dict, series, gpu: str) -> str:
+    """A dataset's name of its own, for the catalog: the metadata's ``title``; else what was
+    measured, against what, on which GPU, and the series ("Throughput by matrix size
+    M = N = K on H200 (BF16)"). A figure's caption is no name: "The same for FP8" means
+    something only under the figure before it."""
+    if isinstance(facts.get("title"), str) and facts["title"].strip():
+        return facts["title"].strip()
+    quantity = _without_unit(plan_module.y_label(plan, options))
+    against = _without_unit(plan_module.x_label(plan, options))
+    if not quantity or not against:
+        return ""
+    if not re.match(r"^[A-Z0-9]{2}|^[^A-Za-z]", against):
+        against = against[:1].lower() + against[1:]
+    title = f"{quantity} by {against}" + (f" on {gpu}" if gpu else "")
+    names = [one.label for one in series if one.label]
+    parts = []
+    if plan.group and 1 <= len(names) <= 4:
+        shown = " / ".join(names)
+        # Bare numbers say what they are: "Head dim 64 / 128".
+        numeric = all(re.fullmatch(r"[-+.\d]+", name) for name in names)
+        parts.append(f"{plan.name_of(plan.group)} {shown}" if numeric else shown)
+    # What a :filter: keeps, beyond the series: two figures of one CSV get two names.
     for condition in split(options.get("filter")):
         column, _, wanted = (part.strip() for part in condition.partition("="))
-        if column.lower() == "dtype" and wanted:
-            return ", ".join(value.strip() for value in wanted.split("|"))
-    return str(facts.get("dtype", ""))
+        if column and column != plan.group and wanted and column in plan.data.header:
+            values = [plan.value_of(v.strip()) for v in wanted.split("|")]
+            parts.append(f"{plan.name_of(column).lower()} {' / '.join(values)}")
+    return title + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def _without_unit(label: str) -> str:
+    return re.sub(r"\s*\([^()]*\)$", "", label).strip()
+
+
+def dtype_of(plan: Plan, options: dict, facts: dict) -> str:
+    """``:dtype:``; else the values the figure shows of a ``dtype`` column; else the
+    metadata's; each in the site's one spelling (labels.DTYPES), in its order."""
+    found = [options["dtype"]] if options.get("dtype") else []
+    if not found:
+        column = next((c for c in plan.data.header if c.lower() == "dtype"), None)
+        found = plan.data.values(column) if column else []
+    if not found and facts.get("dtype"):
+        found = [str(facts["dtype"])]
+    words = [labels.dtype_word(part) for value in found for part in value.split(",")]
+    return ", ".join(sorted(dict.fromkeys(w for w in words if w), key=labels.dtype_key))
 
 
 def _x_shown(plan: Plan, x: float | str) -> str:
@@ -103,7 +139,9 @@ def dataset(
         docname=docname,
         name=name,
         anchor=anchor,
-        title=title or csv.rsplit("/", 1)[-1],
+        title=dataset_title(plan, options, facts, series, gpu.short if gpu else "")
+        or title
+        or csv.rsplit("/", 1)[-1],
         line=line,
         csv=csv,
         metadata=metadata,

@@ -80,6 +80,44 @@ def plain_name(column: str) -> str:
     return " ".join(kept)
 
 
+#: One spelling for each data type, in the order filters list them: what a CSV or a metadata
+#: file calls it (lower case, "-" and " " as "_") -> the site's word. A fast-accumulation
+#: variant is the same data type.
+DTYPES = {
+    "fp64": "FP64", "float64": "FP64", "double": "FP64",
+    "fp32": "FP32", "float32": "FP32", "float": "FP32",
+    "tf32": "TF32",
+    "bf16": "BF16", "bfloat16": "BF16",
+    "fp16": "FP16", "float16": "FP16", "half": "FP16",
+    "fp8": "FP8",
+    "fp8_e4m3": "FP8 E4M3", "e4m3": "FP8 E4M3", "float8_e4m3fn": "FP8 E4M3",
+    "fp8_e4m3_fastacc": "FP8 E4M3",
+    "fp8_e5m2": "FP8 E5M2", "e5m2": "FP8 E5M2", "float8_e5m2": "FP8 E5M2",
+    "int8": "INT8", "i8": "INT8",
+    "int4": "INT4",
+    "mxfp8": "MXFP8",
+    "mxfp6": "MXFP6",
+    "mxfp4": "MXFP4",
+    "nvfp4": "NVFP4",
+    "fp4": "FP4", "fp4_e2m1": "FP4", "e2m1": "FP4",
+}  # fmt: skip
+DTYPE_ORDER = list(dict.fromkeys(DTYPES.values()))
+
+
+def dtype_word(value: str) -> str:
+    """A data type in the site's one spelling (``bf16``, ``BF16``, ``bfloat16`` -> "BF16");
+    a name the vocabulary lacks is kept as it is written."""
+    key = re.sub(r"[\s-]+", "_", value.strip().lower())
+    return DTYPES.get(key, value.strip())
+
+
+def dtype_key(word: str) -> tuple[int, str]:
+    """Where a data type comes in a list: the vocabulary's order, then the others by name."""
+    if word in DTYPE_ORDER:
+        return (DTYPE_ORDER.index(word), "")
+    return (len(DTYPE_ORDER), word.casefold())
+
+
 IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
 
 

@@ -55,13 +55,24 @@ class Plan:
 
     def value_of(self, value: str) -> str:
         """A group value in words: its ``:labels:`` or metadata entry, else an identifier's
-        words (``write_fill`` -> "write fill"), never the identifier."""
-        return self.values.get(value) or labels.identifier_words(value)
+        words (``write_fill`` -> "write fill"), never the identifier; a data type in the
+        site's one spelling (``bf16`` -> "BF16")."""
+        if value in self.values:
+            return self.values[value]
+        if self.group and self.group.lower() == "dtype":
+            return labels.dtype_word(value)
+        return labels.identifier_words(value)
 
     def value_names(self) -> dict[str, str]:
         if not self.group:
             return {}
-        return {value: self.value_of(value) for value in self.data.values(self.group)}
+        found = {value: self.value_of(value) for value in self.data.values(self.group)}
+        words = list(found.values())
+        # Two values one word (fp8_e4m3 and fp8_e4m3_fastacc are both FP8 E4M3): their own.
+        return {
+            value: word if words.count(word) == 1 else labels.identifier_words(value)
+            for value, word in found.items()
+        }
 
     def header(self, column: str) -> str:
         """A table header: the column in words with its unit, "Median (TFLOP/s)"; a size in

@@ -87,6 +87,7 @@ def row_html(entry: Entry, prefix: str) -> str:
             f' <span class="kb-benchmarks-at">at {escape(one.best_at)}</span>'
         )
     percent = one.percent_of_peak
+    shown_percent = "" if percent is None else f"{percent:.1f}"
     files = " ".join(
         link
         for link in (
@@ -109,21 +110,37 @@ def row_html(entry: Entry, prefix: str) -> str:
         f'<th scope="row"><a href="{escape(page, quote=True)}#{escape(one.anchor, quote=True)}">'
         f'{escape(one.title)}</a> <span class="kb-benchmarks-post">in <a href="'
         f'{escape(page, quote=True)}">{escape(entry.page_title)}</a>{when}</span></th>',
-        f"<td>{escape(one.gpu_short or one.gpu_name)}</td>",
-        f"<td>{escape(one.dtype)}</td>",
-        f'<td class="kb-num">{best}</td>',
-        f'<td class="kb-num">{"" if percent is None else f"{percent:.1f}"}</td>',
-        f"<td>{measured}{software}</td>",
-        f'<td class="kb-benchmarks-files">{files}</td>',
+        f'<td data-label="GPU">{escape(one.gpu_short or one.gpu_name)}</td>',
+        f'<td data-label="Data type">{escape(one.dtype)}</td>',
+        f'<td data-label="Best" class="kb-num">{best}</td>',
+        f'<td data-label="% of peak" class="kb-num">{shown_percent}</td>',
+        f'<td data-label="Measured">{measured}{software}</td>',
+        f'<td data-label="Data" class="kb-benchmarks-files">{files}</td>',
     ]
     return f"<tr {data}>{''.join(cells)}</tr>"
+
+
+#: Data types in the order a reader expects, widest first (FP32 … NVFP4), then any other by
+#: name; kept here rather than imported, since a page never imports a feature.
+DTYPE_ORDER = (
+    "FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "FP8 E4M3", "FP8 E5M2", "INT8", "INT4",
+    "MXFP8", "MXFP6", "MXFP4", "NVFP4", "FP4",
+)  # fmt: skip
+
+
+def option_key(key: str, value: str) -> tuple:
+    """Filter options in a fixed order: data types by DTYPE_ORDER, others by name."""
+    if key == "dtype" and value in DTYPE_ORDER:
+        return (0, DTYPE_ORDER.index(value), "")
+    return (1, 0, value.casefold())
 
 
 def _filters_html(entries: list[Entry]) -> str:
     selects = []
     for key, label in FILTERS:
         values = sorted(
-            {value for entry in entries for value in filter_values(entry)[key]}, key=str.casefold
+            {value for entry in entries for value in filter_values(entry)[key]},
+            key=lambda value, key=key: option_key(key, value),
         )
         options = "".join(
             f'<option value="{escape(value, quote=True)}">{escape(value)}</option>'

@@ -54,8 +54,9 @@ def sidebar_html(catalog: Catalog, config: KbConfig, data: tuple[str, int] | Non
         ("Years", years, f"{catalog.catalog_docname('year')}.html", "All years"),
     ]
     if data is not None:
+        # Under the recent posts, where a reader sees it, not last below tags and years.
         href, count = data
-        sections.append(("Benchmark data", [(href, "Every dataset", _count(count))], "", ""))
+        sections.insert(1, ("Benchmark data", [(href, "Every dataset", _count(count))], "", ""))
     html = []
     for number, (title, items, more_href, more_text) in enumerate(sections):
         if not items:

@@ -12,3 +12,11 @@ blog_post_pattern = "posts/*.md"
 blog_authors = {"ada": ("Ada Lovelace", None)}
 blog_feed_templates = {}
 skip_injecting_base_ablog_templates = True
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/search.html",
+        "sidebar/navigation.html",
+        "kb/sidebar-blog.html",
+    ]
+}
