@@ -84,6 +84,36 @@ def series_box_html(one: Series, post: Post, prefix: str) -> str:
     )
 
 
+def series_end_html(one: Series, post: Post, prefix: str) -> str:
+    """The line at the end of a member's page, where the reader finishes it: "Next in
+    <series>: Part 2: <title> →", or that this was the last part, and the part before."""
+    index = one.position(post)
+    name = escape(one.name)
+    series_link = f'<a href="{prefix}{one.docname}.html">{name}</a>'
+    lines = []
+    if index < len(one.posts) - 1:
+        following = one.posts[index + 1]
+        label = part_label(following)
+        text = f"{label}: {escape(following.title)}" if label else escape(following.title)
+        lines.append(
+            f'<p class="kb-series-end-next">Next in {series_link}: '
+            f"{_nav_link('next', following, prefix, f'{text} →')}</p>"
+        )
+    else:
+        count = len(one.posts)
+        lines.append(
+            f'<p class="kb-series-end-next">The last of the {count} posts in {series_link}.</p>'
+        )
+    if index > 0:
+        previous = one.posts[index - 1]
+        lines.append(
+            '<p class="kb-series-end-prev">'
+            f"{_nav_link('prev', previous, prefix, f'← Previous: {escape(previous.title)}')}</p>"
+        )
+    label = escape(f"Continue the series: {one.name}", quote=True)
+    return f'<aside class="kb-series-end" aria-label="{label}">{"".join(lines)}</aside>'
+
+
 def series_page_html(one: Series, catalog: Catalog, prefix: str) -> str:
     """A series' own page: how many posts and over what time, then each member in order."""
     first, last = min(p.date for p in one.posts), max(p.date for p in one.posts)
@@ -126,6 +156,11 @@ def _series_box(app: Sphinx, post: Post, prefix: str) -> str:
     return series_box_html(one, post, prefix) if one is not None else ""
 
 
+def _series_end(app: Sphinx, post: Post, prefix: str) -> str:
+    one = get_catalog(app).series_of(post.docname)
+    return series_end_html(one, post, prefix) if one is not None and len(one.posts) > 1 else ""
+
+
 def _page(app: Sphinx, docname: str, title: str, body: str, signature: str):
     if should_write(app, docname, signature):
         yield docname, {"title": title, "kb_title": title, "kb_body": body}, TEMPLATE
@@ -149,5 +184,6 @@ def _html_collect_pages(app: Sphinx):
 
 def setup_series(app: Sphinx) -> None:
     add_post_part(app, "under-title", 20, _series_box)  # under the post's header
+    add_post_part(app, "end", 1, _series_end)  # where the reader finishes, before related (5)
     app.connect("html-collect-pages", _html_collect_pages)
     add_signer(app, _series_signer)

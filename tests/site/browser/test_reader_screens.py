@@ -177,6 +177,35 @@ def test_no_raw_identifier_or_long_number_in_a_figure(built_site):
                         assert len(digits) <= 4, f"{name}: {header[index]} {cells[index]}"
 
 
+# -- Series at the end of a post -----------------------------------------------------------------
+
+
+def test_series_continue_at_the_end_of_each_part(built_site):
+    members = 0
+    for path in sorted((built_site / "posts").rglob("*.html")):
+        page = BeautifulSoup(path.read_text(encoding="utf-8"), "lxml")
+        top = page.select_one("aside.kb-series-box")
+        if top is None or len(top.select("ul.kb-series-parts > li")) < 2:
+            continue
+        members += 1
+        end = page.select_one("aside.kb-series-end")
+        assert end is not None, path
+        # After the post's text, under the last section, before related posts.
+        assert top.find_next("aside", class_="kb-series-end") is end
+        related = page.select_one(".kb-related")
+        if related is not None:
+            assert end.find_next(class_="kb-related") is related, path
+        name = top.select_one(".kb-series-position a").get_text()
+        following = top.select_one("a.kb-series-next")
+        if following is not None:
+            link = end.select_one("a.kb-series-next")
+            assert link["href"] == following["href"]
+            assert end.get_text().startswith(f"Next in {name}:")
+        else:
+            assert "The last of the " in end.get_text() and name in end.get_text()
+    assert members >= 2
+
+
 # -- Screenshots --------------------------------------------------------------------------------
 
 DEVICES = {
