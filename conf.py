@@ -162,7 +162,7 @@ notfound_context = {
         "<h1>Page not found</h1>"
         "<p>There is no page at this address. The post may have moved or been renamed.</p>"
         '<p>Try the <a href="index.html">home page</a>, <a href="blog.html">all posts</a>, '
-        'the <a href="blog/series.html">series</a>, or search with the box in the sidebar.</p>'
+        'the <a href="blog/series.html">series</a>, or search for it here:</p>'
     ),
 }
 

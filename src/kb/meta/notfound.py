@@ -11,9 +11,20 @@ is None, which its template would print as the word "None": it is left empty ins
 
 from __future__ import annotations
 
+from html import escape
+
 from sphinx.application import Sphinx
 
 from ..core.urls import relocate_links
+
+#: A search box in the page itself: a phone shows no sidebar, so "the box in the sidebar"
+#: is nowhere to be seen there. It sends to the site's search page, as the sidebar's does.
+SEARCH_FORM = (
+    '<form class="kb-notfound-search" method="get" action="{action}" role="search">'
+    '<label for="kb-notfound-q">Search this site</label> '
+    '<input id="kb-notfound-q" type="search" name="q" autocomplete="off">'
+    '<button type="submit">Search</button></form>'
+)
 
 
 def _notfound_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
@@ -24,7 +35,10 @@ def _notfound_page_context(app: Sphinx, pagename, templatename, context, doctree
         context["furo_navigation_tree"] = ""
     prefix = app.config.notfound_urls_prefix or "/"
     if "body" in context:  # from notfound_context in conf.py, its links relative to the root
-        context["body"] = relocate_links(context["body"], prefix)
+        body = relocate_links(context["body"], prefix)
+        if 'role="search"' not in body:
+            body += SEARCH_FORM.format(action=escape(f"{prefix}search.html", quote=True))
+        context["body"] = body
     for key in ("kb_sidebar_html", "kb_subscribe_html"):  # the sidebar's parts
         if context.get(key):
             context[key] = relocate_links(context[key], prefix)

@@ -12,6 +12,7 @@ import re
 
 import pytest
 from bs4 import BeautifulSoup
+from playwright.sync_api import expect
 from sitefacts import EXPECT
 
 #: Measures every formula of the page; the inline sum is measured in the page's own text.
@@ -204,6 +205,55 @@ def test_series_continue_at_the_end_of_each_part(built_site):
         else:
             assert "The last of the " in end.get_text() and name in end.get_text()
     assert members >= 2
+
+
+# -- Dark mode --------------------------------------------------------------------------------
+
+
+def test_dark_mode_code_names_and_notebook_plots(open_page, site_url, built_site):
+    page = open_page(color_scheme="dark", viewport={"width": 1280, "height": 900})
+    names = [
+        path.relative_to(built_site).as_posix()
+        for path in sorted((built_site / "posts").rglob("*.html"))
+        if 'class="nn"' in path.read_text(encoding="utf-8")
+    ]
+    assert names
+    page.goto(site_url + names[0])
+    decorations = page.evaluate(
+        "[...document.querySelectorAll('.highlight .nn')]"
+        ".map((el) => getComputedStyle(el).textDecorationLine)"
+    )
+    assert decorations and set(decorations) == {"none"}, decorations
+    notebooks = [
+        path.relative_to(built_site).as_posix()
+        for path in sorted((built_site / "posts").rglob("*.html"))
+        if 'class="cell_output' in path.read_text(encoding="utf-8")
+    ]
+    page.goto(site_url + notebooks[0])
+    cards = page.evaluate(
+        "[...document.querySelectorAll('.cell_output img')].map((img) => "
+        "[getComputedStyle(img).backgroundColor, parseFloat(getComputedStyle(img).paddingTop)])"
+    )
+    assert cards and all(colour == "rgb(255, 255, 255)" and pad > 0 for colour, pad in cards)
+
+
+# -- 404 ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_404_has_its_own_search_box(open_page, site_url, device, offsite):
+    page = open_page(**DEVICES[device])
+    response = page.goto(site_url + "posts/2025/no-such-post.html")
+    assert response.status == 404
+    article = page.locator("article")
+    # Words that fit both layouts: no sidebar to point at on a phone.
+    assert "sidebar" not in article.inner_text().lower()
+    box = article.get_by_role("searchbox", name="Search this site")
+    expect(box).to_be_visible()
+    box.fill("wgmma")
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=wgmma")
+    assert offsite == []
 
 
 # -- Screenshots --------------------------------------------------------------------------------
