@@ -257,3 +257,45 @@ def test_a_summary_only_item_without_an_http_link_is_refused(tmp_path):
     assert status == 1
     assert "only a summary and no web address to link to" in out.getvalue()
     assert not list((root / "posts").rglob("*.md"))
+
+
+# -- Generated HTML trees and feed items ----------------------------------------------------------
+
+LEAF = st.one_of(TEXT.map(lambda t: html.escape(t, quote=False)), st.just("<br>"))
+INLINE_TAGS = ["em", "strong", "code", "del", "sub", "sup", "span", "abbr", "s", "kbd"]
+BLOCK_TAGS = ["p", "h2", "h3", "blockquote", "pre", "li", "td", "figcaption", "div", "dd"]
+
+
+def _element(children: list[str], tag: str, href: str) -> str:
+    inner = "".join(children)
+    if tag == "a":
+        return f'<a href="https://example.org/{html.escape(href)}">{inner}</a>'
+    if tag == "img":
+        return f'<img src="/wp-content/uploads/2025/01/x.png" alt="{html.escape(href)}">'
+    if tag == "li":
+        return f"<ul><li>{inner}</li></ul>"
+    if tag == "td":
+        return f"<table><tr><td>{inner}</td><td>{html.escape(href)}</td></tr></table>"
+    if tag == "figcaption":
+        picture = '<img src="https://example.org/y.png" alt="a">'
+        return f"<figure>{picture}<figcaption>{inner}</figcaption></figure>"
+    return f"<{tag}>{inner}</{tag}>"
+
+
+TREE = st.recursive(
+    LEAF,
+    lambda children: st.builds(
+        _element,
+        st.lists(children, min_size=1, max_size=3),
+        st.sampled_from([*INLINE_TAGS, *BLOCK_TAGS, "a", "img"]),
+        TEXT,
+    ),
+    max_leaves=12,
+)
+
+
+@given(st.lists(TREE, min_size=1, max_size=4), st.booleans())
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_generated_html_trees_never_become_markup(parts, raw):
+    conversion = to_myst("".join(parts), raw=raw)  # raises ConversionError, never else
+    prove(conversion.markdown, conversion.emitted)

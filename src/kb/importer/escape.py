@@ -29,6 +29,7 @@ _WORD_START = re.compile(r"(^|(?<=\s))([#+\-=%:(])")
 _ORDERED = re.compile(r"(^|(?<=\s))(\d{1,9})([.)])(?=\s|$)")
 #: A character reference, which MyST would decode: "&amp;" in the text is "&amp;" on the page.
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_ANYWHERE_OR_ENTITY = re.compile(rf"{_ANYWHERE.pattern}|{_ENTITY.pattern}")
 #: A run of whitespace that holds a line break (HTML shows it as a space).
 _BREAKING_SPACE = re.compile(r"[ \t\r\n\f\v]*[\r\n\f\v][ \t\r\n\f\v]*")
 _BACKTICKS = re.compile(r"`+")
@@ -38,12 +39,24 @@ _URL_SAFE = "/:?#[]@!$&'*+,;=%-._~"
 def text(value: str) -> str:
     """``value`` (text from HTML, on one line) as MyST text that shows exactly ``value``."""
     value = _BREAKING_SPACE.sub(" ", value)
-    value = _ANYWHERE.sub(r"\\\1", value)
-    value = _ENTITY.sub(r"\\&", value)
+    value = _ANYWHERE_OR_ENTITY.sub(_escaped, value)
     value = _ORDERED.sub(r"\1\2\\\3", value)
     value = _WORD_START.sub(r"\1\\\2", value)
     # "!" before a link is an image: an "!" that ends a run of text might meet one.
     return value[:-1] + "\\!" if value.endswith("!") and not value.endswith("\\!") else value
+
+
+def _escaped(match: re.Match) -> str:
+    """A backslash as a character reference, any other syntax character escaped.
+
+    A backslash of the text never becomes one of a run of backslashes: markdown-it's dollar
+    math counts the backslashes before a ``$`` from the end of the line when the ``$`` opens
+    it (``is_escaped`` looks at ``src[-1]``), so a formula that opens a paragraph ending in
+    ``\\\\`` would not be read (mdit-py-plugins 0.5)."""
+    found = match.group(0)
+    if found == "\\":
+        return "&#92;"
+    return "\\&" if found == "&" else "\\" + found
 
 
 def longest_backticks(value: str) -> int:

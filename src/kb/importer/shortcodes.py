@@ -21,7 +21,9 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-_HELD_ELEMENTS = re.compile(r"<(pre|code|script|style|textarea)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_HELD_ELEMENTS = re.compile(
+    r"<(pre|code|kbd|samp|tt|script|style|textarea)\b[^>]*>.*?</\1\s*>", re.S | re.I
+)
 #: SyntaxHighlighter Evolved's shortcodes: [code], [sourcecode] and one per language.
 _CODE_LANGUAGES = "cpp c cuda python py bash shell sh text plain js javascript json yaml xml"
 _CODE_NAMES = ("code", "sourcecode", *_CODE_LANGUAGES.split())
@@ -73,6 +75,7 @@ class Held:
     math: list[tuple[str, bool]] = field(default_factory=list)  # (TeX, display)
     restored: list[str] = field(default_factory=list)  # the TeX put back, in order
     inline: set[int] = field(default_factory=set)  # display formulas inside inline markup
+    originals: dict[int, str] = field(default_factory=dict)  # each formula as it was written
 
     def __post_init__(self) -> None:
         self.prefix = _prefix(self.source)
@@ -84,16 +87,23 @@ class Held:
 
     def keep_math(self, tex: str, display: bool, original: str = "") -> str:
         tex = html.unescape(re.sub(_BR, "\n", tex)).strip()
-        if not tex or "$" in tex:  # MyST warns of an empty formula; a "$" would end one early
-            return self.keep(html.escape(html.unescape(original), quote=False))
+        # MyST warns of an empty formula, a "$" would end one early, and code set aside is
+        # no formula: the text stays as it is (and its dollars are escaped as text).
+        if not tex or "$" in tex or self.token.search(tex):
+            return original
         if display:
             tex = re.sub(r"\n\s*\n", "\n", tex)  # a blank line would end MyST's $$ block
         self.math.append((tex, display))
         token = self.keep("")
         self.markdown[len(self.html) - 1] = (tex, display)
+        self.originals[len(self.html) - 1] = html.unescape(re.sub(_BR, "\n", original))
         # A display formula may become a block of its own: the text after it then starts a
         # line, and starts a word, so that the converter escapes what a line start would read.
         return f" {token} " if display else token
+
+    def as_written(self, code: str) -> str:
+        """``code`` with each formula as it was written: in code, ``$x$`` is no formula."""
+        return self.token.sub(lambda m: self.originals.get(int(m.group(1)), m.group(0)), code)
 
     def leftover(self, markdown: str) -> bool:
         """Is a placeholder left in ``markdown``?"""
