@@ -101,6 +101,13 @@ def test_a_stopped_builds_journal_cut_short_is_recovered(site: Site):
     assert not (site.doctrees / "kb-state.journal").exists()
 
 
+def test_a_cut_short_doctree_is_read_again(site: Site):
+    doctree = site.doctrees / "posts" / "post-03.doctree"
+    doctree.write_bytes(doctree.read_bytes()[:100])
+    (site.html / "posts" / "post-03.html").unlink()  # its page is written from the doctree
+    site.assert_clean_after_a_build()
+
+
 def test_damaged_shards_are_indexed_again(sharded: Site):
     shards = sharded.doctrees / "kb-search-shards"
     first, second = sorted(path for path in shards.iterdir() if path.is_dir())[:2]

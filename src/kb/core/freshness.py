@@ -361,8 +361,33 @@ def _builder_inited(app: Sphinx) -> None:
 
 
 def _before_read(app: Sphinx, env, docnames: list[str]) -> None:
+    docnames.extend(sorted(_damaged_doctrees(env, env.found_docs - set(docnames))))
     app.kb_docs_read = set(docnames)
     crash_point("read-start")
+
+
+def _damaged_doctrees(env, docnames) -> list[str]:
+    """Documents whose pickled doctree Sphinx would load to write their page but that is
+    missing, empty or cut short (a pickle ends with its STOP opcode, ``.``): read again
+    instead of failing the build with a traceback. One small read a document (about 5 ms at
+    1000 posts)."""
+    folder = os.fspath(env.doctreedir)
+    damaged = []
+    for docname in docnames:
+        try:
+            descriptor = os.open(os.path.join(folder, f"{docname}.doctree"), os.O_RDONLY)
+        except OSError:
+            damaged.append(docname)
+            continue
+        try:
+            size = os.fstat(descriptor).st_size
+            if size == 0 or os.pread(descriptor, 1, size - 1) != b".":
+                damaged.append(docname)
+        except OSError:
+            damaged.append(docname)
+        finally:
+            os.close(descriptor)
+    return damaged
 
 
 def setup_freshness(app: Sphinx) -> None:

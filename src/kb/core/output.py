@@ -98,8 +98,11 @@ class _WholePages:
         final = Path(outfilename or _output_path(self, pagename))
         partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
         journal = getattr(self, "kb_journal", None)  # set by kb.core.freshness
-        if journal is not None:
-            journal.begin()  # kb.core.journal: before the first write, on disk
+        if journal is not None and pagename in self.env.found_docs:
+            # kb.core.journal: on disk before the first document's page. Generated pages begin
+            # it when freshness says they are written; genindex, which every build writes
+            # again, is no page kb's records vouch for.
+            journal.begin()
         crash_point("page")
         try:
             super().handle_page(
