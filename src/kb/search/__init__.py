@@ -2,7 +2,8 @@
 
 :mod:`.index` marks what is searchable, keeps a small record of each searchable page and
 runs Pagefind over the records (:mod:`.pagefind`; :mod:`.worker` runs it after the build for
-``kb serve``); :mod:`.stems` speeds up Sphinx's own index when ``kb_search = False``.
+``kb serve``; :mod:`.bundle` publishes the bundle whole and checks it before reuse);
+:mod:`.stems` speeds up Sphinx's own index when ``kb_search = False``.
 """
 
 from .index import setup_search
