@@ -27,7 +27,7 @@ from .checks.notebook import check_source, is_ipynb
 from .checks.pages import check_page, says_blogpost
 from .checks.rawhtml import markdown_problems
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
-from .checks.sourcefiles import Unsafe, unsafe_sources
+from .checks.sourcefiles import Unsafe, excluded_by, unsafe_sources
 from .config import KbConfig
 from .core.bounded import DEFAULT_LIMIT, read_bounded
 
@@ -77,15 +77,13 @@ class Site:
         """Posts and post folders never read (links out or round, FIFOs, files too large),
         as the build finds them (kb.checks.sourcefiles)."""
         from sphinx.project import EXCLUDE_PATHS
-        from sphinx.util.matching import compile_matchers
 
-        matchers = compile_matchers([*self.conf.get("exclude_patterns", []), *EXCLUDE_PATHS])
         return unsafe_sources(
             self.root,
             self.conf.get("blog_post_pattern") or [DEFAULT_PATTERN],
             DOC_SUFFIXES,
             self.max_file_bytes,
-            excluded=lambda relpath: any(match(relpath) for match in matchers),
+            excluded=excluded_by([*self.conf.get("exclude_patterns", []), *EXCLUDE_PATHS]),
         )
 
     def _unread(self, relpath: str) -> bool:

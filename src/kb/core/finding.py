@@ -26,7 +26,7 @@ from sphinx.util.matching import compile_matchers
 from ..checks.ignored import ignored_sources
 from ..checks.messages import say
 from ..checks.sitechecks import DOC_SUFFIXES
-from ..checks.sourcefiles import unsafe_sources
+from ..checks.sourcefiles import excluded_by, unsafe_sources
 from .bounded import DEFAULT_LIMIT
 
 logger = logging.getLogger(__name__)
@@ -57,13 +57,12 @@ def _leave_out_unsafe(app: Sphinx, config) -> None:
     limit = getattr(config, "kb_max_file_bytes", DEFAULT_LIMIT)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         limit = DEFAULT_LIMIT  # reported as a configuration error at builder-inited
-    matchers = compile_matchers([*config.exclude_patterns, *EXCLUDE_PATHS])
     found = unsafe_sources(
         app.srcdir,
         config.blog_post_pattern,
         (*DOC_SUFFIXES, *suffixes),
         limit,
-        excluded=lambda relpath: any(match(relpath) for match in matchers),
+        excluded=excluded_by([*config.exclude_patterns, *EXCLUDE_PATHS]),
     )
     for relpath, problems in sorted(found.problems.items()):
         for problem in problems:
