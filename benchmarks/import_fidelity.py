@@ -160,6 +160,13 @@ def page_parts(page: Path):
     return body
 
 
+def shown_text(body) -> str:
+    """The page's text; a code block's as it is (highlighting splits it into many spans)."""
+    for pre in body.find_all("pre"):
+        pre.replace_with(" " + pre.get_text() + " ")
+    return body.get_text(" ")
+
+
 def built_pre_lines(body) -> set[str]:
     lines = set()
     for pre in body.find_all("pre"):
@@ -237,10 +244,10 @@ def run(export: Path, uploads: bool, workdir: Path) -> dict:
             pres = pre_lines(soup)
             text = source_text(soup)
             body = page_parts(page)
-            shown = body.get_text(" ")
+            built_pres = built_pre_lines(body)
+            shown = shown_text(page_parts(page))
             kept = words(text)
             overlap = sum((kept & words(shown)).values()) / sum(kept.values()) if kept else 1.0
-            built_pres = built_pre_lines(body)
             local = len(body.find_all("img"))
             linked = len([a for a in body.find_all("a") if a.get_text().startswith("Image:")])
             cards = len(body.select(".kb-embed")) + len(

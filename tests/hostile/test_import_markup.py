@@ -299,3 +299,68 @@ TREE = st.recursive(
 def test_generated_html_trees_never_become_markup(parts, raw):
     conversion = to_myst("".join(parts), raw=raw)  # raises ConversionError, never else
     prove(conversion.markdown, conversion.emitted)
+
+
+ITEM = st.fixed_dictionaries(
+    {
+        "title": TEXT,
+        "link": st.sampled_from(
+            [
+                "https://old.example.org/2025/01/a/",
+                "ftp://x/y",
+                "",
+                "https://old.example.org/blog/b/",
+            ]
+        ),
+        "terms": st.lists(st.sampled_from(["Article", "Misc", "&amp;", "[x]"]), max_size=2),
+        "content": st.lists(TREE, max_size=3).map("".join),
+        "summary": TEXT,
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def feed_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("feeds") / "site"
+    (root / "posts").mkdir(parents=True)
+    (root / "conf.py").write_text(CONF, encoding="utf-8")
+    (root / "index.md").write_text("# Feeds\n\nPosts.\n", encoding="utf-8")
+    return root
+
+
+def _cdata(text: str) -> str:
+    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
+@given(st.lists(ITEM, min_size=1, max_size=3))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.function_scoped_fixture])  # fmt: skip
+def test_generated_feed_items_import_as_text_or_are_refused_with_a_reason(feed_site, items):
+    entries = "".join(
+        f"<item><title>{_cdata(i['title'])}</title><link>{html.escape(i['link'])}</link>"
+        "<pubDate>Tue, 14 Jan 2025 09:30:00 +0000</pubDate><author>x@example.org (mira)</author>"
+        + "".join(f"<category>{_cdata(term)}</category>" for term in i["terms"])
+        + f"<guid>item-{n}</guid><description>{_cdata(i['summary'])}</description>"
+        + (f"<content:encoded>{_cdata(i['content'])}</content:encoded>" if i["content"] else "")
+        + "</item>"
+        for n, i in enumerate(items)
+    )
+    source = feed_site.parent / "generated.xml"
+    source.write_text(
+        '<?xml version="1.0"?><rss version="2.0" '
+        'xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>G</title>'
+        f"<link>https://old.example.org/</link>{entries}</channel></rss>",
+        encoding="utf-8",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    args = ["import", str(source), "--dry-run", "--default-category", "Article"]
+    with (
+        contextlib.chdir(feed_site),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        status = main(args)
+    assert status in (0, 1), out.getvalue() + err.getvalue()
+    printed = out.getvalue() + err.getvalue()
+    assert "Traceback" not in printed
+    assert "cannot be converted" not in printed and "would become MyST markup" not in printed

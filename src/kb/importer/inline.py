@@ -78,7 +78,8 @@ _BLOCK_TAGS = {"p", "div", "blockquote", "ul", "ol", "li", "table", "pre", "figu
 
 def has_block(el: Tag, converted: str) -> bool:
     """Does ``el`` hold a block (or did its conversion make one)?"""
-    return "\n\n" in converted or "```" in converted or el.find(_BLOCK_TAGS) is not None
+    fence = "\n" in converted and "```" in converted
+    return "\n\n" in converted or fence or el.find(_BLOCK_TAGS) is not None
 
 
 class InlineConverter(MarkdownConverter):
@@ -136,9 +137,10 @@ class InlineConverter(MarkdownConverter):
         code = " ".join(code.split()) if not code.strip(" ") else code.strip("\n")
         if not code.strip():
             return ""
-        # Two code spans side by side would run their backticks together: a space between.
-        before = el.previous_sibling
-        apart = " " if isinstance(before, Tag) and before.name in FROM_TEXT else ""
+        # Code (or a role) just before would run its backticks into these: a space between.
+        before = el.find_previous(string=True)
+        close = before is not None and not str(before)[-1:].isspace()
+        apart = " " if close and before.find_parent(list(FROM_TEXT)) is not None else ""
         return apart + escape.code_span(code)
 
     convert_kbd = convert_samp = convert_tt = convert_code
