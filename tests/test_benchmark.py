@@ -343,9 +343,10 @@ def test_readable_defaults_from_the_unit(app):
         "Max (TFLOP/s)",
         "Median (ms)",
     ]
-    # Three significant digits, never more decimals than the data, never fewer whole digits.
-    assert rows[0] == ["bf16", "1024", "163", "142", "214", "0.0132"]
-    assert rows[5] == ["fp8", "2048", "1016", "1016", "1073", "0.0169"]
+    # Three significant digits, never more decimals than the data, never fewer whole digits;
+    # a data type in the site's one spelling.
+    assert rows[0] == ["BF16", "1024", "163", "142", "214", "0.0132"]
+    assert rows[5] == ["FP8", "2048", "1016", "1016", "1073", "0.0169"]
 
 
 @pytest.mark.sphinx("html", testroot="benchmark")
@@ -373,7 +374,7 @@ def test_labels_given_by_the_author(app):
         "Max (TFLOP/s)",
         "Time (ms)",
     ]
-    assert rows[0] == ["bf16", "1024", "163.1", "142.1", "213.6", "0.01317"]  # :digits: 4
+    assert rows[0] == ["BF16", "1024", "163.1", "142.1", "213.6", "0.01317"]  # :digits: 4
 
 
 @pytest.mark.sphinx("html", testroot="benchmark")
