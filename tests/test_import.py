@@ -393,10 +393,14 @@ def test_a_taken_slug_or_a_failing_check_leaves_the_post_out(site):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--map-category", "Kernels=Essays"), 'kb import: --map-category: "Essays" is not a '
+        (("--map-category", "Kernels=Essays"), 'kb import: --map-category (or --map): "Essays" is '
+         "not a category of the site (Article, Benchmarks)"),
+        (("--map-author", "guest-writer=sam"), 'kb import: --map-author (or --map): "sam" is not '
+         "a key of blog_authors (mira, tomas, priya)"),
+        (("--default-category", "Essays"), 'kb import: --default-category: "Essays" is not a '
          "category of the site (Article, Benchmarks)"),
-        (("--map-author", "guest-writer=sam"), 'kb import: --map-author: "sam" is not a key of '
-         "blog_authors (mira, tomas, priya)"),
+        (("--map", "/dev/zero"), "kb import: --map /dev/zero: cannot read it (is a device, whose "
+         "reading may never end; name an ordinary file instead)"),
         (("--map-category", "Kernels"), "kb import: --map-category 'Kernels': write OLD=NEW, e.g. "
          "--map-category 'GPU Kernels=Article'"),
         (("--uploads", "no-such-folder"), "kb import: --uploads no-such-folder: no such folder"),

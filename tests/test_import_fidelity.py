@@ -250,3 +250,25 @@ def test_malformed_xml_is_one_line_without_control_characters(tmp_path, content)
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"{source}:")
     assert all(c.isprintable() for c in err.rstrip("\n"))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '[categories]\n"Stories" = "Nope"\n',
+            '--map-category (or --map): "Nope" is not a category',
+        ),
+        ("[categories\n", "not TOML (Expected ']' at the end of a table declaration"),
+        ('[colors]\na = "b"\n', "[colors]: only [categories], [authors], [tags]"),
+        ('[tags]\nboats = ""\n', '[tags] holds "old" = "new" lines, new not empty'),
+    ],
+)
+def test_a_bad_map_file_is_refused_before_anything_is_read(tmp_path, content, message):
+    root = new_site(tmp_path / "site")
+    mapping = tmp_path / "map.toml"
+    mapping.write_text(content, encoding="utf-8")
+    status, out, err = kb(root, "import", str(EXPORT), "--map", str(mapping))
+    assert (status, out) == (2, "")
+    assert err.startswith("kb import: --map") and message in err
+    assert not list((root / "posts").rglob("*"))

@@ -117,11 +117,13 @@ def names_from(args, site) -> Names:
     for new in names.category_map.values():
         if new not in categories:
             raise UsageError(
-                f'--map-category: "{new}" is not a category of the site ({", ".join(categories)})'
+                f'--map-category (or --map): "{new}" is not a category of the site '
+                f"({', '.join(categories)})"
             )
     for new in names.author_map.values():
         if blog_authors and new not in blog_authors:
             raise UsageError(
-                f'--map-author: "{new}" is not a key of blog_authors ({", ".join(blog_authors)})'
+                f'--map-author (or --map): "{new}" is not a key of blog_authors '
+                f"({', '.join(blog_authors)})"
             )
     return names
