@@ -306,6 +306,10 @@ def markdown(results: list[dict], export: Path) -> str:
         "",
         f"Measured by `python benchmarks/import_fidelity.py` on `{export.name}` "
         "(one run, `--default-category Article`; the site built with `sphinx -nW`).",
+        "Words: the share of the source text's words (as a bag, with multiplicity) found on the "
+        "built page. Images: shown on the page or linked from it. Literal syntax: Markdown, MyST "
+        "or shortcode syntax in the page's text outside code, beyond what the source text shows. "
+        "The module's docstring says how each is measured.",
         "",
     ]
     for result in results:
