@@ -105,7 +105,8 @@ def _parser(settings: tuple):
 
     fields = {field.name for field in dataclasses.fields(MdParserConfig)}
     options = {key: value for key, value in settings if key in fields}
-    extensions = set(options.pop("enable_extensions", None) or ()) | set(SYNTAX)
+    # linkify only makes links, and needs a library the site may not have installed.
+    extensions = (set(options.pop("enable_extensions", None) or ()) - {"linkify"}) | set(SYNTAX)
     try:
         config = MdParserConfig(**options, enable_extensions=extensions)
     except (TypeError, ValueError):  # a setting MyST refuses: the build says so, not us
