@@ -20,8 +20,10 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import build_speed  # noqa: E402
 
 #: The issue's 40 KB, with room for what a page gains from 51 posts to 1000 (longer sidebar
-#: lists: series up to kb_sidebar_series, bigger counts; 0.5 KB) and a margin for content.
-BUDGET_AT_51_POSTS = 38 * 1024
+#: lists: series up to kb_sidebar_series, bigger counts; 0.5 KB) and a margin for content
+#: (0.5 KB). It was 38 KB until issue 36 gave a post in a series its line at the end (0.35 KB)
+#: and the sidebar a "Benchmark data" entry; at 51 posts the page is 38.1 KB.
+BUDGET_AT_51_POSTS = 39 * 1024
 
 
 def test_a_corpus_post_page_stays_within_budget(tmp_path):

@@ -13,7 +13,7 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 from playwright.sync_api import expect
-from sitefacts import EXPECT
+from sitefacts import ALL_POSTS, EXPECT, has_text, published
 
 #: Measures every formula of the page; the inline sum is measured in the page's own text.
 GEOMETRY = """() => {
@@ -70,7 +70,10 @@ def _math_pages(built_site) -> list[str]:
 
 def test_math_is_set_as_a_paper_sets_it(page, site_url, built_site, offsite):
     pages = _math_pages(built_site)
-    assert len(pages) >= 10
+    with_display_math = [p for p in filter(published, ALL_POSTS) if "$$" in p.read_text("utf-8")]
+    if not pages and not with_display_math:
+        pytest.skip("no post of this site has math")
+    assert len(pages) >= len(with_display_math)
     seen = {"sums": 0, "accents": 0, "braces": 0, "tables": 0}
     for name in pages:
         page.goto(site_url + name)
@@ -141,6 +144,8 @@ def _benchmark_pages(built_site) -> list[str]:
 
 def test_charts_and_tables_read_on_a_phone(phone, site_url, built_site, offsite):
     pages = _benchmark_pages(built_site)
+    if not pages and not has_text("{benchmark}"):
+        pytest.skip("no post of this site has a benchmark figure")
     assert pages
     charts = 0
     for name in pages:
@@ -204,7 +209,8 @@ def test_series_continue_at_the_end_of_each_part(built_site):
             assert end.get_text().startswith(f"Next in {name}:")
         else:
             assert "The last of the " in end.get_text() and name in end.get_text()
-    assert members >= 2
+    if not members:
+        pytest.skip("no post of this site is in a series of two or more")
 
 
 # -- Dark mode --------------------------------------------------------------------------------
@@ -217,7 +223,8 @@ def test_dark_mode_code_names_and_notebook_plots(open_page, site_url, built_site
         for path in sorted((built_site / "posts").rglob("*.html"))
         if 'class="nn"' in path.read_text(encoding="utf-8")
     ]
-    assert names
+    if not names:
+        pytest.skip("no post of this site shows code with a module name (Pygments' .nn)")
     page.goto(site_url + names[0])
     decorations = page.evaluate(
         "[...document.querySelectorAll('.highlight .nn')]"
@@ -229,6 +236,8 @@ def test_dark_mode_code_names_and_notebook_plots(open_page, site_url, built_site
         for path in sorted((built_site / "posts").rglob("*.html"))
         if 'class="cell_output' in path.read_text(encoding="utf-8")
     ]
+    if not notebooks:
+        return  # a fork without a notebook post: the code names were checked
     page.goto(site_url + notebooks[0])
     cards = page.evaluate(
         "[...document.querySelectorAll('.cell_output img')].map((img) => "
@@ -278,9 +287,13 @@ SHOTS = {
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("device", DEVICES)
-def test_reader_screenshots(open_page, site_url, screenshots_dir, device, scheme, offsite):
+def test_reader_screenshots(
+    open_page, site_url, built_site, screenshots_dir, device, scheme, offsite
+):
     page = open_page(color_scheme=scheme, **DEVICES[device])
     for kind, (url, ready) in SHOTS.items():
+        if kind != "reader-404" and not (built_site / url).is_file():
+            continue  # a fork without the group's math or Benchmarks post
         page.goto(site_url + url)
         page.locator(ready).first.wait_for()
         page.wait_for_load_state("networkidle")
