@@ -123,6 +123,19 @@ def test_placeholders_never_leak_and_never_replace_text():
     assert conversion.emitted.counts == {("math", "a"): 1}
 
 
+def test_a_link_that_would_run_script_is_its_text():
+    conversion = to_myst(
+        '<p><a href=" JavaScript:alert(1)">j</a> <a href="data:text/html,x">d</a> '
+        '<a href="ftp://f.example.org/x">f</a></p>',
+        raw=False,
+    )
+    assert conversion.markdown == "j d [f](ftp://f.example.org/x)\n"
+    assert conversion.notes == [
+        "a javascript: link was left out (its text kept)",
+        "a data: link was left out (its text kept)",
+    ]
+
+
 def test_the_proof_refuses_markup_it_was_not_told_about():
     with pytest.raises(ProofError, match="directive eval-rst"):
         prove("```{eval-rst}\n.. raw:: html\n```\n", Emitted())

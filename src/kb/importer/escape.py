@@ -33,7 +33,8 @@ _ANYWHERE_OR_ENTITY = re.compile(rf"{_ANYWHERE.pattern}|{_ENTITY.pattern}")
 #: A run of whitespace that holds a line break (HTML shows it as a space).
 _BREAKING_SPACE = re.compile(r"[ \t\r\n\f\v]*[\r\n\f\v][ \t\r\n\f\v]*")
 _BACKTICKS = re.compile(r"`+")
-_URL_SAFE = "/:?#[]@!$&'*+,;=%-._~"
+#: Kept as they are in an address; "$" is encoded, so no address can hold a formula.
+_URL_SAFE = "/:?#[]@!&'*+,;=%-._~"
 
 
 def text(value: str) -> str:

@@ -20,6 +20,8 @@ from markdownify import MarkdownConverter
 from . import escape
 from .proof import Emitted
 
+#: Links that would run something or read a local file: their text, without the link.
+_UNSAFE_LINK = re.compile(r"^\s*(?:javascript|vbscript|data|file):", re.I)
 IMAGE_FILE = re.compile(r"\.(png|jpe?g|gif|webp|svg|avif|bmp)$", re.I)
 #: Where a display formula may stand as a block of its own.
 BLOCK_PARENTS = {"[document]", "p", "div", "section", "article", "body", "blockquote", "li",
@@ -229,9 +231,15 @@ class InlineConverter(MarkdownConverter):
         if not href or href.startswith("#more-") or not text.strip():
             return text
         target = self.link(href)
+        if _UNSAFE_LINK.match(target):
+            scheme = target.strip().split(":", 1)[0].lower()
+            self.notes.append(f"a {scheme}: link was left out (its text kept)")
+            return text
         inner = unbreak(text)
-        if has_block(el, inner):
-            return text  # a block inside a link: its text, without the link
+        if has_block(el, inner) or el.find("a") is not None:
+            return text  # a block or a link inside a link: its text, without the link
+        if not inner:
+            return ""
         prefix = " " if text[:1].isspace() else ""
         suffix = " " if text[-1:].isspace() else ""
         return f"{prefix}[{inner}]({escape.url(target)}){suffix}"

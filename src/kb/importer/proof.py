@@ -77,7 +77,8 @@ MARKDOWN_BODIES = {"figure", "table", "list-table", "admonition"}
 _DIRECTIVE = re.compile(r"^\{([\w\-+:.]+)\}\s*(.*)$")
 _OPTION = re.compile(r"^:[\w-]+:")
 _LANGUAGE = re.compile(r"^[\w+#.-]*$")
-_SAFE_LINK = re.compile(r"^(?:https?:|mailto:|#|/|\.{0,2}/?[\w%])", re.I)
+#: Links that run something or read a local file (markdown-it refuses most of them already).
+_UNSAFE_LINK = re.compile(r"^\s*(?:javascript|vbscript|data|file):", re.I)
 
 
 @dataclasses.dataclass
@@ -160,7 +161,7 @@ def _walk(markdown: str, md, found: Counter, depth: int) -> None:
 def _token(token, md, found: Counter, depth: int) -> None:
     kind = token.type
     if kind in PROSE:
-        if kind == "link_open" and not _SAFE_LINK.match(str(token.attrGet("href") or "")):
+        if kind == "link_open" and _UNSAFE_LINK.match(str(token.attrGet("href") or "")):
             found["link", str(token.attrGet("href"))] += 1
         return
     if kind in ("fence", "colon_fence"):
