@@ -10,8 +10,11 @@ between on every build, so every rebuild said "The configuration has changed (3 
 - ``html_static_path``: sphinx-copybutton appends its folder at ``builder-inited``. We add it at
   ``config-inited`` and, after copybutton's handler, drop the second copy.
 - ``pygments_dark_style``: furo declares it in its ``setup()``, which Sphinx runs only when the
-  theme is loaded, after the comparison. We load furo as the extension it also is (Sphinx then
-  skips the theme's second load of it), so the value exists when the two are compared.
+  theme is loaded, after the comparison: the last build's configuration has the option and
+  this one's does not yet. Sphinx only reports it (an option this build lacks cannot make it
+  read anything again), so :mod:`kb.core.buildlog` leaves that one report out. Loading furo as
+  an extension instead would declare it in time, but furo then refuses every build that is not
+  HTML (``-b text``, ``-b latex``: "Furo is being used as an extension in a non-HTML build").
 """
 
 from __future__ import annotations
@@ -56,5 +59,3 @@ def _builder_inited(app: Sphinx) -> None:
 def setup_configvalues(app: Sphinx) -> None:
     app.connect("config-inited", _config_inited, priority=900)
     app.connect("builder-inited", _builder_inited, priority=900)
-    if app.config.html_theme == "furo":
-        app.setup_extension("furo")
