@@ -72,6 +72,27 @@ def rootdir() -> Path:
     return ROOTS
 
 
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def playwright():
+    """One Playwright driver per test process, for every browser test (tests/site/browser,
+    tests/hostile): its sync API keeps an event loop running in the process, so a second
+    driver started beside it fails (\"Sync API inside the asyncio loop\")."""
+    import shutil
+
+    if not (Path(CHROMIUM).exists() and shutil.which(CHROMIUM)):
+        message = f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        yield driver
+
+
 def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder every pytest-xdist worker of this run shares (the run's base temp folder)."""
     base = tmp_path_factory.getbasetemp()

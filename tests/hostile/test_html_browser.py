@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-import os
 import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -79,19 +78,6 @@ def served(tmp_path_factory):
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/", out
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    if not (Path(CHROMIUM).exists() and shutil.which(CHROMIUM)):
-        message = f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        yield driver
 
 
 @pytest.fixture(scope="module")

@@ -92,6 +92,13 @@ def add_signer(app: Sphinx, signer: Signer) -> None:
     app.kb_signers.append(signer)
 
 
+def set_site_signature(app: Sphinx, name: str, signature: str) -> None:
+    """Declare (at ``kb-catalog-built``) what every page shows that no region can replace in
+    place (the theme's navigation of the site's pages): when it changes, every page and every
+    generated page is written again, as a clean build writes them."""
+    app.kb_site_signatures[name] = signature
+
+
 def set_region(app: Sphinx, region: Region) -> None:
     """Declare this build's version of a region (at ``kb-catalog-built``)."""
     app.kb_regions[region.name] = region
@@ -124,7 +131,8 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     # Regions are on every page but not part of a page's signature (see the module's doc);
     # only whether there are any is.
     regions = sorted(app.kb_regions)
-    base = digest([_build_signature(app), *regions])
+    site_wide = [f"{name}={sig}" for name, sig in sorted(app.kb_site_signatures.items())]
+    base = digest([_build_signature(app), *regions, *site_wide])
     # A changed configuration or extension set makes Sphinx start a fresh environment; our
     # record of what the last build wrote no longer vouches for anything.
     fresh_env = env.config_status != CONFIG_OK
@@ -317,6 +325,16 @@ def _remove_gone(app: Sphinx) -> None:
         path = output_path(app, name).resolve()
         if path.suffix == ".html" and outdir in path.parents and path.is_file():
             path.unlink()
+    # A gone document's copy of its source (html_copy_source), as Sphinx names it.
+    sources = outdir / "_sources"
+    for name in sorted(set(previous.get("docs", {})) - set(current.get("docs", {}))):
+        for suffix in app.config.source_suffix:
+            link_suffix = app.config.html_sourcelink_suffix
+            copy = (sources / f"{name}{suffix}").resolve()
+            if not copy.name.endswith(link_suffix):
+                copy = copy.with_name(copy.name + link_suffix)
+            if sources in copy.parents and copy.is_file():
+                copy.unlink()
 
 
 def _page_names(state: dict) -> list[str]:
@@ -346,6 +364,7 @@ def _build_finished(app: Sphinx, exception) -> None:
 
 def _builder_inited(app: Sphinx) -> None:
     app.kb_regions = {}
+    app.kb_site_signatures = {}
     app.kb_docs_read = set()
     app.kb_changed_regions = []
     app.kb_background_writes = BackgroundWrites()

@@ -7,6 +7,12 @@ listings and feeds read the catalog, which holds posts only. What kb adds is the
 reads, with the very words and lines ``kb check`` prints, so ``-W`` stops there too. Search,
 the sitemap and Open Graph take every document already; backlinks end every page
 (:mod:`.backlinks`); the navigation is the toctree of ``index.md``.
+
+The navigation is on every page (furo's sidebar), but Sphinx rewrites only the pages it read:
+a page added, removed or retitled would leave every other page's navigation as it was. So each
+build declares the navigation's digest as a site-wide signature
+(:func:`~kb.core.freshness.set_site_signature`), and a change to it rewrites every page, as a
+clean build would write them.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from sphinx.util import logging
 from ..checks.notebook import is_ipynb
 from ..checks.pages import check_page, says_blogpost
 from ..core import ablog
+from ..core.freshness import set_site_signature
+from ..core.posts import digest
 
 logger = logging.getLogger(__name__)
 
@@ -61,5 +69,28 @@ def _posts(config) -> frozenset[str]:
     return _matched[1]
 
 
+def navigation(env) -> list[tuple[str, str, tuple[str, ...]]]:
+    """What the site's navigation shows: each document reachable from the root's toctree, in
+    order, with its title and the documents its own toctree holds."""
+    shown, stack, seen = [], [env.config.root_doc], set()
+    while stack:
+        docname = stack.pop()
+        if docname in seen:
+            continue
+        seen.add(docname)
+        children = tuple(env.toctree_includes.get(docname, ()))
+        title = env.titles[docname].astext() if docname in env.titles else ""
+        shown.append((docname, title, children))
+        stack.extend(reversed(children))
+    return shown
+
+
+def _catalog_built(app: Sphinx, catalog) -> None:
+    # After every document was read (the catalog is built at env-updated), before freshness
+    # signs the pages.
+    set_site_signature(app, "navigation", digest([repr(navigation(app.env))]))
+
+
 def setup_evergreen(app: Sphinx) -> None:
+    app.connect("kb-catalog-built", _catalog_built)
     app.add_transform(CheckPageSource)
