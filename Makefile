@@ -15,7 +15,8 @@ VNU_JAR := $(VNU_DIR)/node_modules/vnu-jar/build/dist/vnu.jar
 # worker, so a root a module builds once is built once. Coverage of src/kb is measured (builds
 # started as subprocesses too) and the run fails under COVERAGE_MIN percent.
 PYTEST_PARALLEL ?= -n auto --dist loadfile
-COVERAGE_MIN ?= 90
+# A run of part of the suite (PYTEST_ARGS) cannot reach the bound: it is checked on whole runs.
+COVERAGE_MIN ?= $(if $(PYTEST_ARGS),0,90)
 
 .PHONY: html test test-fast test-oldest test-latest serve lint clean browser vnu bench bench-search
 
@@ -28,9 +29,10 @@ html: $(VENV)/.site-installed
 test: $(VENV)/.test-installed browser vnu lint
 	rm -f .coverage .coverage.*
 	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_PARALLEL) --cov --cov-report= \
-	  -m "not browser" $(PYTEST_ARGS)
+	  -m "not browser" $(PYTEST_ARGS) || [ $$? -eq 5 ]
 	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_PARALLEL) --cov --cov-append \
-	  --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_MIN) -m browser $(PYTEST_ARGS)
+	  --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_MIN) -m browser $(PYTEST_ARGS) \
+	  || [ $$? -eq 5 ]
 
 # While you work: the tiers that need neither the real site nor a browser, and no test that
 # builds many times (`-m "unit or build"`); no coverage bound, as most of the code is not run.
