@@ -350,7 +350,13 @@ def guard_includes(document) -> None:
     call when the document's parse starts."""
     settings = document.settings
     current = settings.record_dependencies
-    if isinstance(current, GuardedDependencies) or getattr(settings, "env", None) is None:
+    if getattr(settings, "env", None) is None:
+        return
+    # A guard left by another document or build (docutils settings can outlive them) would
+    # judge against that build's repository: only this document's own guard is kept.
+    if isinstance(current, GuardedDependencies) and (
+        current.env is settings.env and current.document is document
+    ):
         return
     recorded = getattr(current, "list", [])
     settings.record_dependencies = GuardedDependencies(settings.env, document, recorded)
