@@ -8,7 +8,7 @@ from string import Formatter
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 
-from .core.bounded import DEFAULT_LIMIT
+from .checks.bounded import DEFAULT_LIMIT
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class KbConfig:
     #: The largest file, in bytes, that a post, a notebook or ``kb import`` may read: the
     #: post itself, ``{include}``, ``{literalinclude}``, ``{csv-table}``, images, downloads,
     #: benchmark data. A larger file is refused at the line that names it, and never read
-    #: past the limit (kb/core/bounded.py). 32 MiB by default.
+    #: past the limit (kb/checks/bounded.py). 32 MiB by default.
     max_file_bytes: int = DEFAULT_LIMIT
 
 

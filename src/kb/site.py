@@ -19,6 +19,7 @@ from glob import glob
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .checks.bounded import DEFAULT_LIMIT, read_bounded
 from .checks.frontmatter import PostFacts, Problem, Rules, decode_source
 from .checks.glossary import glossary_entries, unknown_terms
 from .checks.ignored import ignored_sources
@@ -29,7 +30,6 @@ from .checks.rawhtml import markdown_problems
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from .checks.sourcefiles import Unsafe, excluded_by, unsafe_sources
 from .config import KbConfig
-from .core.bounded import DEFAULT_LIMIT, read_bounded
 
 DEFAULT_PATTERN = "posts/**/*.md"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.core.bounded import ReadRefused, read_bounded, refusal
+from kb.checks.bounded import ReadRefused, read_bounded, refusal
 
 
 def test_a_regular_file_up_to_the_limit_is_read(tmp_path):

@@ -12,7 +12,7 @@ import os
 import re
 from datetime import UTC, date, datetime
 
-from ..core.bounded import DEFAULT_LIMIT, refusal
+from .bounded import DEFAULT_LIMIT, refusal
 
 _DATE_LINE = re.compile(rb"^date:[ \t]*[\"']?(\d{4}-\d{2}-\d{2})", re.MULTILINE)
 #: How much of a post to scan for its front matter's date.

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.bounded import DEFAULT_LIMIT, human
+from .bounded import DEFAULT_LIMIT, human
 from .messages import say
 from .model import Problem
 

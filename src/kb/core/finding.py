@@ -23,11 +23,11 @@ from sphinx.project import EXCLUDE_PATHS
 from sphinx.util import logging
 from sphinx.util.matching import compile_matchers
 
+from ..checks.bounded import DEFAULT_LIMIT
 from ..checks.ignored import ignored_sources
 from ..checks.messages import say
 from ..checks.sitechecks import DOC_SUFFIXES
 from ..checks.sourcefiles import excluded_by, unsafe_sources
-from .bounded import DEFAULT_LIMIT
 
 logger = logging.getLogger(__name__)
 

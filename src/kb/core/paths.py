@@ -29,10 +29,10 @@ from pathlib import Path
 from docutils.utils import DependencyList
 from sphinx.util import logging
 
+from ..checks import bounded
+from ..checks.bounded import INSIDE as INSIDE  # the rule's words, for every place that refuses
+from ..checks.bounded import Refusal as Refusal
 from ..checks.rawhtml import shorten
-from . import bounded
-from .bounded import INSIDE as INSIDE  # the rule's words, for every place that refuses
-from .bounded import Refusal as Refusal
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import argparse
 import tomllib
 from pathlib import Path
 
-from ..core.bounded import read_bounded
+from ..checks.bounded import read_bounded
 from .posts import Names
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from lxml import etree
 
+from ..checks.bounded import read_bounded
 from ..checks.rawhtml import shorten
-from ..core.bounded import read_bounded
 from .model import ATOM, ImportFileError, Source
 
 #: WXR 1.0, 1.1 and 1.2 (and its ``excerpt`` namespace, which is not this one).
