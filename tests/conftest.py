@@ -21,6 +21,10 @@ from filelock import FileLock
 pytest_plugins = ["sphinx.testing.fixtures"]
 collect_ignore = ["roots"]
 
+# Sphinx colours its messages whenever CI=true (CI sets it), even into a pipe; the tests read the
+# words a user reads, so every build they run or start prints them plain.
+os.environ["NO_COLOR"] = "1"
+
 ROOTS = Path(__file__).parent / "roots"
 REPO = Path(__file__).parent.parent
 
