@@ -8,6 +8,7 @@ files reaches the output or the log.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -177,6 +178,20 @@ def test_nothing_from_outside_is_published_read_or_logged(hostile):
 
 def test_sources_and_outside_files_are_untouched(hostile):
     assert snapshot(hostile.srcdir, hostile.outside) == hostile.before
+
+
+def test_a_file_is_judged_the_same_from_any_working_directory(make_app, tmp_path):
+    # docutils names a :file: relative to the working directory; judged as if relative to the
+    # source folder, the csv-table was refused as outside the repository when the build ran
+    # from a folder at another depth (CI's clone in /tmp/ci).
+    site, _ = hostile_site(tmp_path)
+    elsewhere = tmp_path / "elsewhere" / "deeper"
+    elsewhere.mkdir(parents=True)
+    with contextlib.chdir(elsewhere):
+        app = build(make_app, site)
+    page = soup(Path(app.outdir) / "posts/allowed.html")
+    assert "Inside¶" in [caption.get_text(strip=True) for caption in page.select("table caption")]
+    assert "ok.csv" not in "".join(kb_warnings(app, "path"))
 
 
 def test_files_inside_the_repository_are_still_used(hostile):

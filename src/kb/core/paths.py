@@ -259,6 +259,9 @@ class GuardedDependencies(DependencyList):
         self.judged: set[Path] = set()  # judged by their directive before it read them
 
     def add(self, *paths: str | os.PathLike) -> None:
+        # docutils' directives name their file relative to the working directory (its
+        # utils.relative_path(None, ...)), not to the source folder: judged as the file it is.
+        paths = tuple(os.path.abspath(path) for path in paths)
         for path in paths:
             if Path(path).resolve() in self.judged:
                 self.judged.discard(Path(path).resolve())  # judged by its directive, before
