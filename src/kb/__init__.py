@@ -73,6 +73,7 @@ def setup(app: Sphinx) -> dict:
     markup.setup_scrolling(app)
     markup.setup_files(app)
     markup.setup_rawhtml(app)
+    markup.setup_players(app)
     benchmark.setup_benchmark(app)
     benchmark.setup_peaks(app)
     notebooks.setup_notebooks(app)

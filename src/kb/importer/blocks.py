@@ -3,8 +3,9 @@
 WordPress's blocks become what a reader of the old site expects: a captioned image a
 ``{figure}``, a table a pipe table when it has a header row and a ``{list-table}`` without
 one otherwise, an embed from another site a link card (an ``{admonition}`` with its caption,
-URL and host) that loads nothing, a cover block its image and text, audio and video a link to
-the file.
+URL and host) that loads nothing, a cover block its image and text, audio and video a
+``{video}`` or ``{audio}`` player (:mod:`kb.markup.players`) when the file is the site's, a
+link when it is another host's; a gallery its figures in a grid (a ``{container}``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Converter(InlineConverter):
             return self._table(node, parent_tags)
         if node.name == "div" and "wp-block-cover" in classes:
             return self._cover(node, parent_tags)
+        if node.name == "div" and "kb-gallery" in classes:
+            return self._gallery(node, parent_tags)
         if node.name == "p" and "kb-embed" in classes:
             return self._card(node.get_text().strip(), "")
         if (
@@ -105,6 +108,13 @@ class Converter(InlineConverter):
         options = f":alt: {escape.option(alt)}\n\n" if alt else ""
         return self.directive("figure", escape.url(src), options + caption_md) + "\n\n"
 
+    def _gallery(self, el, parent_tags):
+        """A gallery (``[gallery]``, made by :func:`.media.gallery_html`): its figures in a
+        ``{container}`` that the site's stylesheet lays out as a grid."""
+        el.name, el.attrs = "section", {}
+        inner = super().process_tag(el, parent_tags).strip()
+        return self.directive("container", "kb-gallery", inner) + "\n\n" if inner else ""
+
     def _cover(self, el, parent_tags):
         """A cover block: its background image, then its text."""
         image = el.find("img")
@@ -140,12 +150,17 @@ class Converter(InlineConverter):
         kind = "Video" if el.name == "video" else "Audio"
         local = self.image(src) if not IMAGE_FILE.search(src) else src
         name = urlsplit(src).path.rsplit("/", 1)[-1] or src
-        if not is_remote(local):
-            self.emitted.add("role", "download", f"{kind}: {name} <{local}>")
-            line = f"{{download}}`{kind}: {name} <{local}>`"
-        else:
+        if is_remote(local):
+            # Another host's file: a link (a player would load from that host).
             line = f"[{kind}: {escape.text(name)}]({escape.url(local)})"
-        return f"\n\n{line}\n\n{caption}\n\n"
+            return f"\n\n{line}\n\n{caption}\n\n"
+        options = ""
+        poster = str(el.get("poster") or "").strip() if el.name == "video" else ""
+        if poster:
+            poster = self.image(poster)
+            if not is_remote(poster):
+                options = f":poster: {escape.url(poster)}\n\n"
+        return self.directive(el.name, escape.url(local), options + caption) + "\n\n"
 
     def convert_video(self, el, text, parent_tags):
         return self._player(el, "")

@@ -73,7 +73,9 @@ PROSE = {
     "td_close",
 }
 #: Directives whose body MyST reads as Markdown (their options first).
-MARKDOWN_BODIES = {"figure", "table", "list-table", "admonition"}
+MARKDOWN_BODIES = {"figure", "table", "list-table", "admonition", "video", "audio", "container"}
+#: Of those, the directives whose argument is a path, never Markdown.
+PATH_ARGUMENT = {"figure", "video", "audio"}
 _DIRECTIVE = re.compile(r"^\{([\w\-+:.]+)\}\s*(.*)$")
 _OPTION = re.compile(r"^:[\w-]+:")
 _LANGUAGE = re.compile(r"^[\w+#.-]*$")
@@ -173,7 +175,7 @@ def _token(token, md, found: Counter, depth: int) -> None:
         name, argument = directive.groups()
         found["directive", name] += 1
         if name in MARKDOWN_BODIES:
-            if argument and name != "figure":
+            if argument and name not in PATH_ARGUMENT:
                 _walk(argument, md, found, depth + 1)
             body = token.content.split("\n")
             while body and _OPTION.match(body[0]):

@@ -1,6 +1,7 @@
 """What posts are written in: math as MathML at build time (:mod:`.math`), code highlighting
 with a PTX lexer (:mod:`.highlighting`), ids unique on every page (:mod:`.uniqueids`),
-blocks that scroll sideways reachable by keyboard (:mod:`.scrolling`), and
+blocks that scroll sideways reachable by keyboard (:mod:`.scrolling`), audio and video
+files in the browser's player (:mod:`.players`), and
 the checks that keep a post inside the site: every file it names (:mod:`.files`, with the
 rule in :mod:`kb.core.paths`) and its raw HTML (:mod:`.rawhtml`).
 """
@@ -8,6 +9,7 @@ rule in :mod:`kb.core.paths`) and its raw HTML (:mod:`.rawhtml`).
 from .files import setup_files
 from .highlighting import setup_highlighting
 from .math import setup_math
+from .players import setup_players
 from .rawhtml import setup_rawhtml
 from .scrolling import setup_scrolling
 from .uniqueids import setup_uniqueids
@@ -16,6 +18,7 @@ __all__ = [
     "setup_files",
     "setup_highlighting",
     "setup_math",
+    "setup_players",
     "setup_rawhtml",
     "setup_scrolling",
     "setup_uniqueids",
