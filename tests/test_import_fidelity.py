@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -138,18 +139,31 @@ def test_strikethrough_renders_and_a_headerless_table_stays_headerless(imported)
 def test_a_gallery_audio_and_embeds(imported):
     root, _, _, _, outdir, _ = imported
     body = page(outdir, "posts/2013/gallery.html")
-    images = [img["alt"] for img in body.find_all("img")]
+    gallery = body.select_one(".kb-gallery")  # a grid (kb.css) of the figures
+    images = [img["alt"] for img in gallery.find_all("img")]
     assert images == ["bell", "A blue boat"]  # the gallery's attachments, in its order
-    assert "The harbour bell" in body.get_text()  # the attachment's caption
-    audio = body.find("a", class_="download")
-    assert audio.get_text() == "Audio: talk.mp3" and audio["href"].endswith("talk.mp3")
+    assert "The harbour bell" in gallery.get_text()  # the attachment's caption
+    audio, video = body.select(".kb-player > audio"), body.select(".kb-player > video")
+    assert (
+        len(audio) == 1 and audio[0]["src"].endswith("/talk.mp3") and "controls" in audio[0].attrs
+    )
+    fallback = audio[0].find("a", class_="download")  # for a browser without a player
+    assert fallback.get_text() == "Audio: talk.mp3" and fallback["href"] == audio[0]["src"]
+    assert (outdir / "posts/2013" / audio[0]["src"]).resolve().is_file()
+    assert len(video) == 1 and video[0]["src"].endswith("/tide.mp4")
+    assert video[0]["poster"].endswith("/boat.png")  # the poster from the uploads too
+    caption = video[0].find_parent("figure").find("figcaption")
+    assert caption.get_text(strip=True) == "The tide, filmed from the pier"
+    storm = body.find("a", string="Video: storm.mp4")  # another host's file: a link
+    assert storm["href"] == "https://videos.example.net/storm.mp4"
+    assert all(not m["src"].startswith(("http", "//")) for m in body.find_all(["audio", "video"]))
     cards = body.select(".kb-embed")
     assert [c.find("a")["href"] for c in cards] == [
         "https://www.youtube.com/watch?v=harbour1",
         "https://twitter.com/harbour/status/1",
     ]
     assert "A harbour film" in cards[0].get_text() and "www.youtube.com" in cards[0].get_text()
-    assert body.find(["iframe", "script", "video", "audio"]) is None  # nothing loads
+    assert body.find(["iframe", "script", "object", "embed"]) is None  # nothing from elsewhere
 
 
 def test_a_title_with_markup_is_its_text(imported):
@@ -208,9 +222,25 @@ def test_an_old_address_under_blog_becomes_a_host_redirect(imported, tmp_path):
     lines = printed.splitlines()
     assert "/blog/2013/03/image-first/ /posts/2013/image-first.html" in lines
     assert "/feed/ /feeds/rss.xml" in lines
-    assert "/category/photos/ /blog/category/photos.html" in lines
-    assert "/tag/boats/ /blog/tag/boats.html" in lines
     assert "# /?p=12 /posts/2013/gallery.html" in lines
+
+
+def test_old_archives_are_redirect_pages_of_the_build(imported):
+    root, _, _, err, outdir, _ = imported
+    table = tomllib.loads((root / "redirects.toml").read_text(encoding="utf-8"))["redirects"]
+    assert table == {
+        "/author/ana/": "/blog/author/ana.html",
+        "/category/photos/": "/blog/category/photos.html",
+        "/category/stories/": "/blog/category/article.html",  # through the default category
+        "/category/uncategorized/": "/blog/category/article.html",
+        "/tag/boats/": "/blog/tag/boats.html",
+    }
+    assert "wrote redirects.toml: 5 old archive address(es)" in err
+    for old, new in table.items():  # each a page of the build, leading to the archive
+        page = BeautifulSoup((outdir / old.strip("/") / "index.html").read_bytes(), "html.parser")
+        href = page.select_one(".kb-redirect a")["href"]
+        assert (outdir / old.strip("/") / href).resolve() == (outdir / new.strip("/")).resolve()
+        assert (outdir / new.strip("/")).is_file()
 
 
 def test_categories_as_tags_and_a_map_file(tmp_path):

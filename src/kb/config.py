@@ -84,6 +84,11 @@ class KbConfig:
     #: benchmark data. A larger file is refused at the line that names it, and never read
     #: past the limit (kb/checks/bounded.py). 32 MiB by default.
     max_file_bytes: int = DEFAULT_LIMIT
+    #: The old site's addresses, a TOML file beside conf.py that ``kb import`` writes: each
+    #: ``"/category/cuda/" = "/blog/category/cuda.html"`` of its ``[redirects]`` table becomes
+    #: a page at the old address that sends the reader on (kb/pages/redirects.py). Read only
+    #: if it exists; "" for none.
+    old_addresses: str = "redirects.toml"
 
 
 REBUILD = {
@@ -103,6 +108,8 @@ REBUILD = {
     "allow_raw_scripts": "env",
     # Files are judged when a post is read.
     "max_file_bytes": "env",
+    # Pages written from the file, not from any post.
+    "old_addresses": "",
 }
 
 
@@ -215,6 +222,7 @@ def read_config(sphinx_config) -> KbConfig:
         "benchmarks_category": str(sphinx_config.kb_benchmarks_category),
         "related_posts": _not_negative("related_posts", sphinx_config.kb_related_posts),
         "max_file_bytes": _positive("max_file_bytes", sphinx_config.kb_max_file_bytes),
+        "old_addresses": str(sphinx_config.kb_old_addresses or ""),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):

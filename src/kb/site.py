@@ -25,6 +25,7 @@ from .checks.glossary import glossary_entries, unknown_terms
 from .checks.ignored import ignored_sources
 from .checks.messages import say
 from .checks.notebook import check_source, is_ipynb
+from .checks.oldaddresses import read_old_addresses_file, site_problems
 from .checks.pages import check_page, says_blogpost
 from .checks.rawhtml import markdown_problems
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
@@ -156,6 +157,23 @@ class Site:
             if "{glossary}" in text:
                 terms.update(key for entry in glossary_entries(text) for key in entry.keys)
         return terms
+
+    def old_address_problems(self) -> tuple[str, list[Problem]]:
+        """The site's old-addresses file (``kb_old_addresses``) and its problems, in the build's
+        words (kb.pages.redirects). A new address under the blog's folder is taken on trust:
+        which archives exist is known to the build, which checks them."""
+        name = str(self.conf.get("kb_old_addresses", KbConfig.old_addresses) or "")
+        path = self.root / name if name else None
+        if path is None or not (path.exists() or path.is_symlink()):
+            return "", []
+        shown = self.relpath(path)
+        addresses, problems = read_old_addresses_file(path, self.max_file_bytes, self.root)
+        documents = self.documents()
+        blog = str(self.conf.get("blog_path") or "blog").strip("/") + "/"
+        problems += site_problems(
+            addresses, documents.__contains__, lambda d: d in documents or d.startswith(blog)
+        )
+        return shown, sorted(problems, key=lambda problem: problem.line)
 
     def ignored(self) -> list[tuple[str, str]]:
         """Each Markdown file or notebook the build never reads (outside ``include_patterns``,
@@ -321,6 +339,9 @@ def check_files(
         if whole or relpath in wanted
         for problem in problems
     ]
+    if whole and not drafts:  # the whole site: its old addresses, as the build judges them
+        shown, problems = site.old_address_problems()
+        found += [(shown, problem) for problem in problems]
     if whole and not drafts:  # the whole site: the files it would never read, as the build says
         found += [
             (relpath, Problem(1, message, level="warning")) for relpath, message in site.ignored()

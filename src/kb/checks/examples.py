@@ -253,6 +253,39 @@ EXAMPLES: dict[str, Example] = {
         fix="Keep the old address in one post's `redirect` only.",
         line=8,
     ),
+    "old_addresses_unreadable": _ex(
+        {"reason": "Expected '=' after a key in a key/value pair"},
+        source='"/category/cuda/" "/blog/category/cuda.html"',
+        fix_source='"/category/cuda/" = "/blog/category/cuda.html"',
+        where="redirects.toml",
+    ),
+    "old_address_bad": _ex(
+        {
+            "old": "category/cuda",
+            "reason": "is not a path from the site root, ending in / or .html",
+        },
+        source='"category/cuda" = "/blog/category/cuda.html"',
+        fix_source='"/category/cuda/" = "/blog/category/cuda.html"',
+        where="redirects.toml",
+    ),
+    "old_address_target_bad": _ex(
+        {"old": "/category/cuda/", "new": "https://example.org/cuda"},
+        source='"/category/cuda/" = "https://example.org/cuda"',
+        fix_source='"/category/cuda/" = "/blog/category/cuda.html"',
+        where="redirects.toml",
+    ),
+    "old_address_taken": _ex(
+        {"old": "/pages/about.html"},
+        source='"/pages/about.html" = "/index.html"',
+        fix="Remove the line: the page lives at that address.",
+        where="redirects.toml",
+    ),
+    "old_address_unknown": _ex(
+        {"old": "/category/cuda/", "new": "/blog/category/kuda.html"},
+        source='"/category/cuda/" = "/blog/category/kuda.html"',
+        fix_source='"/category/cuda/" = "/blog/category/cuda.html"',
+        where="redirects.toml",
+    ),
     "empty_description": _ex(
         source='description: ""',
         fix_source='description: "How we reached 1.2 PFLOP/s with FP8 on H200."',

@@ -98,6 +98,19 @@ MESSAGES = {
     'itself forever; remove "{name}" from `redirect`',
     "redirect_twice": 'redirect "{name}" is also a redirect of {where}: one old address can lead '
     'to one post only; remove "{name}" from one of them',
+    # The site's old addresses (redirects.toml, kb_old_addresses): a page written at each
+    "old_addresses_unreadable": "the old addresses cannot be read ({reason}): write one "
+    '`[redirects]` table of "old path" = "new path" pairs, e.g. '
+    '`"/category/cuda/" = "/blog/category/cuda.html"`',
+    "old_address_bad": 'old address "{old}" {reason}: write it from the site root as the old '
+    'site linked it, e.g. `"/category/cuda/"` or `"/2013/03/post.html"`',
+    "old_address_target_bad": 'old address "{old}" leads to "{new}", which is not a path of this '
+    'site from its root ending in .html or /: write e.g. `"{old}" = "/blog/category/cuda.html"`',
+    "old_address_taken": 'old address "{old}" is a page of this site: a redirect page there would '
+    "replace it; remove the line",
+    "old_address_unknown": 'old address "{old}" leads to "{new}", which this site does not have: '
+    "write the address of one of its pages (an archive is /blog/category/NAME.html), or remove "
+    "the line",
     "empty_description": "`description` is empty: write one or two sentences for listings and "
     "feeds, or remove the line to use the first paragraph",
     "description_not_text": '`description` must be text: write `description: "One or two '

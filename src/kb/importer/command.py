@@ -14,12 +14,22 @@ import re
 import sys
 from pathlib import Path
 
+from ..checks.oldaddresses import read_old_addresses_file
 from ..checks.pages import check_page
 from ..checks.rawhtml import shorten
 from .arguments import UsageError, names_from
 from .detect import read
 from .model import ImportFileError, Item, Source
-from .oldaddresses import archive_redirects, blocked, feed_redirects, html_path, print_redirects
+from .oldaddresses import (
+    OLD_ADDRESSES_FILE,
+    archive_redirects,
+    blocked,
+    feed_redirects,
+    html_path,
+    old_addresses_toml,
+    page_worthy,
+    print_redirects,
+)
 from .posts import (
     ItemError,
     ItemErrors,
@@ -286,6 +296,7 @@ class Import:
         from ablog.blog import slugify as ablog_slug
 
         listed = self.listed + [post.item for post in posts if not post.page]
+        old_addresses = ""
         host = [r for r in self.redirects if r[2] in ("id",) or r[0].startswith("/?")]
         host += [r for r in self.redirects if r[2] in ("page",)]
         host += [
@@ -293,16 +304,57 @@ class Import:
         ]
         if listed:
             blog = str(self.site.conf.get("blog_path") or "blog")
-            host += archive_redirects(self.names, listed, ablog_slug, blog)
+            authors = self.site.conf.get("blog_authors") or {}
+            archives = archive_redirects(self.names, listed, ablog_slug, blog, authors)
+            pages = page_worthy(archives)
+            handled, old_addresses = self._write_old_addresses(pages)
+            host += [pair for pair in archives if pair not in pages] if handled else archives
             host += feed_redirects()
         self.report.host_redirects = host
         problems = self.report.print(self.args.rtd_redirects)
+        if old_addresses:
+            print(old_addresses.rstrip("\n"), file=sys.stderr)
         if self.args.rtd_redirects:
             pages = [r for r in self.redirects if r[2] == "post" and r not in host]
             print_redirects(pages + host, sys.stdout)
+            if old_addresses:
+                print(
+                    "# The old archives (/category/, /tag/, /author/) need no host redirect: "
+                    "the build writes their pages from the old addresses' file",
+                    file=sys.stdout,
+                )
         if problems:
             return PROBLEMS
         return OK
+
+    def _write_old_addresses(self, archives: list[tuple[str, str, str]]) -> tuple[bool, str]:
+        """The old archives' addresses into the site's ``kb_old_addresses`` file, which the
+        build turns into redirect pages; never over a file that is there (what it lacks is
+        printed instead, to add by hand). (False, "") when the site reads no such file;
+        otherwise True and the summary's line."""
+        name = str(self.site.conf.get("kb_old_addresses", OLD_ADDRESSES_FILE) or "")
+        if not name or not archives:
+            return False, ""
+        path = self.site.root / name
+        if path.exists() or path.is_symlink():
+            there, _ = read_old_addresses_file(path, self.site.max_file_bytes, self.site.root)
+            known = {(address.old, address.new) for address in there}
+            lacking = [pair for pair in archives if pair[:2] not in known]
+            if not lacking:
+                return True, ""
+            return True, (
+                f"kb import: {name} is there and was left as it is; add these "
+                f"{len(lacking)} old address(es) to its [redirects] table:\n"
+                + old_addresses_toml(lacking, header=False)
+            )
+        if self.report.dry_run:
+            return True, f"kb import: would write {name}: {len(archives)} old archive address(es)"
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(old_addresses_toml(archives))
+        return True, (
+            f"kb import: wrote {name}: {len(archives)} old archive address(es), each a redirect "
+            "page of the build"
+        )
 
 
 def is_teaser(content: str) -> bool:

@@ -5,14 +5,32 @@ path lies under a folder the build writes itself (``blog/``, ``feeds/``, ``searc
 such a page would collide with the site's own, so that address goes to the host's redirects
 instead, never to a front matter that ``kb check`` refuses. Host redirects are also what a
 static site cannot serve at all: the feed (``/feed/``), category, tag and author archives
-(``/category/x/``), and ``?p=ID`` links. They are printed in Read the Docs' page-redirect
+(``/category/x/``), and ``?p=ID`` links -- the archives, though, ``kb import`` writes into
+the site's old addresses (``redirects.toml``, :func:`old_addresses_toml`), of which the build
+makes redirect pages (kb/pages/redirects.py); only when the site reads no such file
+(``kb_old_addresses = ""``) do they go to the host. They are printed in Read the Docs' page-redirect
 form, one ``FROM TO`` pair a line (Admin > Redirects > Page redirect); ``?p=ID`` needs a host
 that matches query strings (Read the Docs does not), and is printed as a comment for one.
 """
 
 from __future__ import annotations
 
+import json
+
+from ..checks.oldaddresses import read_old_addresses
 from ..checks.sitechecks import GENERATED
+from ..config import KbConfig
+
+#: Where ``kb_old_addresses`` points unless a site says otherwise.
+OLD_ADDRESSES_FILE = KbConfig.old_addresses
+
+
+def page_worthy(pairs: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The pairs the build will write a page for (as :mod:`kb.checks.oldaddresses` judges
+    them); any other goes to the host."""
+    written, _ = read_old_addresses(old_addresses_toml(pairs))
+    kept = {(address.old, address.new) for address in written}
+    return [pair for pair in pairs if pair[:2] in kept]
 
 
 def blocked(docname: str, site) -> str:
@@ -31,9 +49,13 @@ def html_path(relpath: str) -> str:
     return "/" + relpath.removesuffix(".md").removesuffix("/index") + ".html"
 
 
-def archive_redirects(names, items, ablog_slug, blog: str) -> list[tuple[str, str, str]]:
+def archive_redirects(
+    names, items, ablog_slug, blog: str, authors: dict | None = None
+) -> list[tuple[str, str, str]]:
     """The WordPress archives the posts of ``items`` were listed in, to the site's listings:
-    (old path, new path, what)."""
+    (old path, new path, what). An author's archive is named after the full name the site's
+    ``blog_authors`` gives the key (as kb.core.catalog names it), else after the key."""
+    authors = authors or {}
     found: dict[str, tuple[str, str, str]] = {}
     blog = "/" + blog.strip("/")
     for item in items:
@@ -52,8 +74,33 @@ def archive_redirects(names, items, ablog_slug, blog: str) -> list[tuple[str, st
             key = names.author(login) if names.authors else login
             if key:
                 old = f"/author/{login}/"
-                found.setdefault(old, (old, f"{blog}/author/{ablog_slug(key)}.html", "author"))
+                full = _full_name(authors, key)
+                found.setdefault(old, (old, f"{blog}/author/{ablog_slug(full)}.html", "author"))
     return sorted(found.values())
+
+
+def old_addresses_toml(pairs: list[tuple[str, str, str]], header: bool = True) -> str:
+    """The ``[redirects]`` table of ``pairs`` (old path, new path, what), one line each
+    (``header=False``: the lines alone, to add to a table that is there)."""
+    lines = (
+        [
+            "# The old blog's addresses, written by kb import: the build writes a page at each old",
+            "# address that sends the reader to the new one (kb_old_addresses in the guides).",
+            "[redirects]",
+        ]
+        if header
+        else []
+    )
+    for old, new, what in pairs:
+        lines.append(f"{json.dumps(old)} = {json.dumps(new)}  # {what}")
+    return "\n".join(lines) + "\n"
+
+
+def _full_name(authors: dict, key: str) -> str:
+    value = authors.get(key)
+    if isinstance(value, (tuple, list)) and value and isinstance(value[0], str):
+        return value[0]
+    return key
 
 
 def feed_redirects() -> list[tuple[str, str, str]]:

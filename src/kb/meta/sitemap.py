@@ -37,6 +37,7 @@ def sitemap_entries(app: Sphinx) -> list[tuple[str, str | None]]:
     pages = set(app.env.found_docs) | written_pages(app) | app.kb_sitemap_seen
     leave_out = {post.docname for post in catalog.drafts}
     leave_out |= {old for post in catalog.posts for old in post.redirects}
+    leave_out |= getattr(app, "kb_old_address_pages", set())  # kb.pages.redirects
     leave_out.add(getattr(app.config, "notfound_pagename", "404"))
     updated = {post.docname: post.updated.date().isoformat() for post in catalog.posts}
     link = app.builder.get_target_uri
