@@ -14,7 +14,9 @@ with its source HTML:
 - embeds shown: each embed (iframe, embed block, ``[embed]``, a provider's URL alone in a
   paragraph, audio and video) shown as a link card or a link;
 - literal syntax: Markdown, MyST or shortcode syntax visible in the page's text (outside code),
-  beyond what the source text itself shows.
+  beyond what the source text itself shows;
+- old archives: the category, tag and author addresses kb import wrote into redirects.toml,
+  and how many became a page of the build that leads to the archive page the build wrote.
 
 A second run gives the importer an uploads folder made of the export's own attachments (their
 originals, at their date paths), to measure matching images from any WordPress host and size
@@ -35,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -268,6 +271,7 @@ def run(export: Path, uploads: bool, workdir: Path) -> dict:
             )
         items.append(row)
     return {
+        **old_archive_pages(site, workdir / "html"),
         "uploads": uploads,
         "import_exit": done.returncode,
         "import_seconds": round(import_seconds, 1),
@@ -277,6 +281,21 @@ def run(export: Path, uploads: bool, workdir: Path) -> dict:
         "build_warnings": [line for line in build.stderr.splitlines() if "WARNING" in line][:20],
         "items": items,
     }
+
+
+def old_archive_pages(site: Path, html: Path) -> dict:
+    """The old archives kb import wrote into redirects.toml, and how many the build turned
+    into a page that leads to a page it wrote."""
+    table = site / "redirects.toml"
+    pairs = tomllib.loads(table.read_text("utf-8"))["redirects"] if table.is_file() else {}
+    leading = 0
+    for old, new in pairs.items():
+        page = html / old.strip("/") / "index.html"
+        if page.is_file() and (html / new.strip("/")).is_file():
+            href = BeautifulSoup(page.read_bytes(), "html.parser").select_one(".kb-redirect a")
+            target = (page.parent / href["href"]).resolve() if href else None
+            leading += target == (html / new.strip("/")).resolve()
+    return {"old_archives": len(pairs), "old_archive_pages": leading}
 
 
 def totals(result: dict) -> dict:
@@ -297,6 +316,8 @@ def totals(result: dict) -> dict:
         "embeds": sum(i["embeds"] for i in imported),
         "embeds shown": sum(i["embeds_shown"] for i in imported),
         "pages with literal syntax": len([i for i in imported if i["literal"]]),
+        "old archive addresses": result["old_archives"],
+        "old archive pages leading to their archive": result["old_archive_pages"],
     }
 
 

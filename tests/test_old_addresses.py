@@ -126,3 +126,29 @@ def test_every_pair_of_a_table_is_read_with_its_line() -> None:
     ]
     _, problems = read_old_addresses('[other]\n"/a/" = "/b.html"\n')
     assert [p.line for p in problems] == [1]
+
+
+def test_a_key_is_found_on_its_line_however_it_is_quoted() -> None:
+    table = '[redirects]\n"/tag/\\u03c0/" = "/x.html"\n\'/a/\' = "/b/"\n"/tag/π-2/" = "x"\n'
+    addresses, problems = read_old_addresses(table)
+    assert [(a.line, a.old) for a in addresses] == [(2, "/tag/π/"), (3, "/a/")]
+    assert [p.line for p in problems] == [4]  # "x": not a path of the site
+
+
+def test_an_archive_leads_from_wordpress_slug_to_the_builds() -> None:
+    from kb.importer.model import Category, Item
+    from kb.importer.oldaddresses import archive_redirects
+    from kb.importer.posts import Names
+
+    item = Item(line=1, title="t", kind="post", status="publish", authors=["mira"])
+    item.categories = [Category("GPU Kernels", "gpu-kernels")]
+    item.tags, item.tag_slugs = ["content περιεχόμενο"], {"content περιεχόμενο": "content-2"}
+    names = Names(("Article",), {"mira": "Mira"}, category_map={"gpu kernels": "Article"})
+    pairs = archive_redirects(
+        names, [item], "blog", {"mira": ("Mira Chen", None)}, lambda tag: "content"
+    )
+    assert pairs == [
+        ("/author/mira/", "/blog/author/mira-chen.html", "author"),  # the full name's slug
+        ("/category/gpu-kernels/", "/blog/category/article.html", "category"),
+        ("/tag/content-2/", "/blog/tag/content.html", "tag"),  # WordPress's slug, the post's tag
+    ]

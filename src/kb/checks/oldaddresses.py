@@ -26,6 +26,8 @@ from .redirects import redirect_problem
 
 FILE_EXAMPLE = '"/category/cuda/" = "/blog/category/cuda.html"'
 _TOML_LINE = re.compile(r"at line (\d+)")
+#: A line's quoted key: a basic string (escapes allowed) or a literal one.
+_KEY = re.compile(r'\s*("(?:[^"\\]|\\.)*"|\'[^\']*\')\s*=')
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,13 @@ def _lines(text: str) -> dict[str, int]:
     """The line each quoted key of the table is written on (tomllib gives no lines)."""
     found: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
-        match = re.match(r'\s*(["\'])(.*?)\1\s*=', line)
+        match = _KEY.match(line)
         if match:
-            found.setdefault(match.group(2), number)
+            try:  # the key as TOML reads it: escapes (\u03c0) and all
+                key = next(iter(tomllib.loads(f"{match.group(1)} = 0")))
+            except tomllib.TOMLDecodeError:
+                continue
+            found.setdefault(key, number)
     return found
 
 

@@ -293,8 +293,6 @@ class Import:
             self.redirects.append((f"/?p={item.post_id}", html_path(relpath), "id"))
 
     def summary(self, posts: list[Post]) -> int:
-        from ablog.blog import slugify as ablog_slug
-
         listed = self.listed + [post.item for post in posts if not post.page]
         old_addresses = ""
         host = [r for r in self.redirects if r[2] in ("id",) or r[0].startswith("/?")]
@@ -305,7 +303,9 @@ class Import:
         if listed:
             blog = str(self.site.conf.get("blog_path") or "blog")
             authors = self.site.conf.get("blog_authors") or {}
-            archives = archive_redirects(self.names, listed, ablog_slug, blog, authors)
+            archives = archive_redirects(
+                self.names, listed, blog, authors, lambda tag: next(iter(self._tags([tag])), "")
+            )
             pages = page_worthy(archives)
             handled, old_addresses = self._write_old_addresses(pages)
             host += [pair for pair in archives if pair not in pages] if handled else archives

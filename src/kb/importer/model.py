@@ -39,6 +39,7 @@ class Item:
     authors: list[str] = field(default_factory=list)  # logins (WXR) or names (feeds)
     categories: list[Category] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    tag_slugs: dict[str, str] = field(default_factory=dict)  # name -> WordPress's slug
     # Feeds do not tell categories from tags: their terms land here and are sorted by name.
     terms: list[str] = field(default_factory=list)
     content: str = ""  # the body's HTML; empty for a feed item with only a summary

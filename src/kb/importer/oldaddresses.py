@@ -19,6 +19,7 @@ import json
 
 from ..checks.oldaddresses import read_old_addresses
 from ..checks.sitechecks import GENERATED
+from ..checks.slugs import slugify
 from ..config import KbConfig
 
 #: Where ``kb_old_addresses`` points unless a site says otherwise.
@@ -50,32 +51,34 @@ def html_path(relpath: str) -> str:
 
 
 def archive_redirects(
-    names, items, ablog_slug, blog: str, authors: dict | None = None
+    names, items, blog: str, authors: dict | None = None, written_tag=lambda tag: tag
 ) -> list[tuple[str, str, str]]:
     """The WordPress archives the posts of ``items`` were listed in, to the site's listings:
-    (old path, new path, what). An author's archive is named after the full name the site's
-    ``blog_authors`` gives the key (as kb.core.catalog names it), else after the key."""
+    (old path, new path, what). The old path has WordPress's slug where the export gives it;
+    the new one the slug the build gives the archive (kb.core.catalog's, of the name; an
+    author's archive is named after the full name ``blog_authors`` gives the key, a tag's after
+    the spelling ``written_tag`` says the post's front matter has)."""
     authors = authors or {}
     found: dict[str, tuple[str, str, str]] = {}
     blog = "/" + blog.strip("/")
     for item in items:
         for category in item.categories:
             new = names.category(category.name, category.nicename) or names.default_category
-            slug = category.nicename or ablog_slug(category.name)
+            slug = category.nicename or slugify(category.name)
             if new and slug:
                 old = f"/category/{slug}/"
-                found.setdefault(old, (old, f"{blog}/category/{ablog_slug(new)}.html", "category"))
+                found.setdefault(old, (old, f"{blog}/category/{slugify(new)}.html", "category"))
         for tag in item.tags:
-            slug = ablog_slug(tag)
-            if slug:
+            slug, new = item.tag_slugs.get(tag) or slugify(tag), slugify(written_tag(tag))
+            if slug and new:
                 old = f"/tag/{slug}/"
-                found.setdefault(old, (old, f"{blog}/tag/{slug}.html", "tag"))
+                found.setdefault(old, (old, f"{blog}/tag/{new}.html", "tag"))
         for login in item.authors:
             key = names.author(login) if names.authors else login
             if key:
                 old = f"/author/{login}/"
                 full = _full_name(authors, key)
-                found.setdefault(old, (old, f"{blog}/author/{ablog_slug(full)}.html", "author"))
+                found.setdefault(old, (old, f"{blog}/author/{slugify(full)}.html", "author"))
     return sorted(found.values())
 
 
@@ -92,7 +95,7 @@ def old_addresses_toml(pairs: list[tuple[str, str, str]], header: bool = True) -
         else []
     )
     for old, new, what in pairs:
-        lines.append(f"{json.dumps(old)} = {json.dumps(new)}  # {what}")
+        lines.append(f"{_string(old)} = {_string(new)}  # {what}")
     return "\n".join(lines) + "\n"
 
 
@@ -101,6 +104,11 @@ def _full_name(authors: dict, key: str) -> str:
     if isinstance(value, (tuple, list)) and value and isinstance(value[0], str):
         return value[0]
     return key
+
+
+def _string(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's), its letters as they are."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def feed_redirects() -> list[tuple[str, str, str]]:

@@ -84,6 +84,7 @@ def _item(element, text, ns) -> Item:
             continue
         if term.get("domain") == "post_tag":
             item.tags.append(name)
+            item.tag_slugs[name] = unquote(term.get("nicename") or "")
         elif term.get("domain") in ("category", None):
             item.categories.append(Category(name, unquote(term.get("nicename") or "")))
     return item
