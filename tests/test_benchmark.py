@@ -444,7 +444,11 @@ def test_units_and_names_from_column_names():
     assert labels.with_unit("Time (ms)", "ms") == "Time (ms)"
     assert labels.tick_label(33554432, "bytes") == "32 MiB"
     assert labels.tick_label(8 * 2**30, "bytes") == "8 GiB"
-    assert labels.tick_label(16384.0, "") == "16384"
+    # Sizes as GPU papers print them (K = 1024), so no cell shows more than four digits.
+    assert labels.tick_label(16384.0, "") == "16K"
+    assert [labels.count_label(n) for n in (131072, 12288, 4096, 10000, -32768)] == [
+        "128K", "12K", "4096", "10000", "-32K",
+    ]  # fmt: skip
     assert labels.tick_label(0.5, "") == "0.5"
 
 

@@ -205,6 +205,11 @@ def test_benchmark_figures_read_like_a_papers(built_site):
         for cell in table.xpath(".//td[contains(@class, 'kb-num')]"):
             value = cell.text_content().strip()
             assert "." not in value or significant_digits(value) <= 3, (page, value)
+            # At most four digits in any cell: a size of 16384 is "16K", the exact value in
+            # its <abbr title>; a byte count says its unit.
+            assert significant_digits(value) <= 4, (page, value)
+            for abbr in cell.xpath(".//abbr"):
+                assert int(abbr.get("title")) == int(abbr.text_content()[:-1]) * 1024, page
         # The caption once: under chart and table, not again over the table.
         assert table.xpath("./caption") == []
         title = svg.xpath("string(./*[local-name()='title'])")

@@ -202,5 +202,17 @@ def tick_label(value: float, unit: str) -> str:
                 return f"{size / factor:.4g} {name}"
         return f"{size:.4g} B"
     if float(value).is_integer():
-        return str(int(value))
+        return count_label(int(value))
     return f"{value:g}"
+
+
+#: A whole number of more digits than this is shortened (a table cell shows at most four).
+COUNT_DIGITS = 4
+
+
+def count_label(value: int) -> str:
+    """A whole number as a GPU paper prints a size: ``16384`` is ``16K``, ``131072`` ``128K``
+    (K = 1024, as for sequence lengths and matrix sizes); any other stays as it is."""
+    if len(str(abs(value))) > COUNT_DIGITS and value % 1024 == 0:
+        return f"{value // 1024}K"
+    return str(value)

@@ -12,7 +12,10 @@ import re
 from docutils import nodes
 
 from .data import Measurements
-from .labels import BYTE_UNITS, round_number, tick_label
+from .labels import BYTE_UNITS, count_label, round_number, tick_label
+
+#: A cell: its text, or its text and the exact value it shortens ("16K", "16384").
+Cell = str | tuple[str, str]
 
 
 class benchmark_table(nodes.table):
@@ -36,7 +39,7 @@ def build_table(
     prints binary sizes, as the chart's axis does ("8 GiB"); ``values`` names a column's values
     in words (``copy_d2d`` -> "copy")."""
     header: list[str] = []
-    cells: list[list[str]] = [[] for _ in data.rows]
+    cells: list[list[Cell]] = [[] for _ in data.rows]
     numeric: list[bool] = []
     kinds: list[str] = []  # "measured" for a measured column and its % of peak
     units, values = units or {}, values or {}
@@ -52,6 +55,9 @@ def build_table(
             value = cell[column]
             if is_number and value and unit in BYTE_UNITS:
                 row.append(tick_label(number, unit))
+            elif is_number and value and float(number).is_integer() and column not in measured:
+                shown = count_label(int(number))
+                row.append(shown if shown == value.strip() else (shown, value.strip()))
             elif is_number and value:
                 row.append(round_number(value, digits))
             else:
@@ -68,7 +74,7 @@ def build_table(
 
 def rows_table(
     header: list[str],
-    cells: list[list[str]],
+    cells: list[list[Cell]],
     numeric: list[bool],
     kinds: list[str] | None = None,
 ) -> benchmark_table:
@@ -79,18 +85,29 @@ def rows_table(
     group = nodes.tgroup(cols=len(header))
     table += group
     # Widths in characters: text builders draw with them; HTML lets the browser decide.
-    widths = [max(len(value) for value in column) for column in zip(header, *cells, strict=True)]
+    widths = [
+        max(len(_text(value)) for value in column) for column in zip(header, *cells, strict=True)
+    ]
     group += [nodes.colspec(colwidth=width) for width in widths]
     group += nodes.thead("", _row(header, numeric, kinds))
     group += nodes.tbody("", *(_row(row, numeric, kinds) for row in cells))
     return table
 
 
-def _row(values: list[str], numeric: list[bool], kinds: list[str]) -> nodes.row:
+def _text(cell: Cell) -> str:
+    return cell if isinstance(cell, str) else cell[0]
+
+
+def _row(values: list[Cell], numeric: list[bool], kinds: list[str]) -> nodes.row:
     row = nodes.row()
     for value, is_number, kind in zip(values, numeric, kinds, strict=True):
         classes = (["kb-num"] if is_number else []) + ([f"kb-{kind}"] if kind else [])
-        row += nodes.entry("", nodes.paragraph(value, value), classes=classes)
+        if isinstance(value, str):
+            content = nodes.paragraph(value, value)
+        else:  # a shortened number: the exact one on hover and for screen readers
+            text, exact = value
+            content = nodes.paragraph("", "", nodes.abbreviation(text, text, explanation=exact))
+        row += nodes.entry("", content, classes=classes)
     return row
 
 
