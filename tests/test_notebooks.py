@@ -355,6 +355,29 @@ def test_script_widget_and_remote_html_outputs_are_dropped_with_a_warning(tmp_pa
     assert again == warnings
 
 
+def test_a_warning_about_a_cell_names_the_files_own_line(tmp_path):
+    # MyST-NB numbers a notebook's lines (cell + 1) * 10000 + line: "nb.ipynb:20002" is no
+    # line of any file. The build says the line of the JSON where the source line sits.
+    srcdir = copy_site(tmp_path / "site")
+    path = write_notebook(
+        srcdir / "posts/2025/lines.ipynb",
+        [
+            markdown_cell("title", "# Lines\n\nA notebook.\n\n```{firstdirective}\n```"),
+            markdown_cell("second", "```{seconddirective}\n```\n\ntext\n\n```{thirddirective}\n```"),
+        ],
+    )  # fmt: skip
+    text = path.read_text(encoding="utf-8").splitlines()
+    wanted = [next(n for n, line in enumerate(text, 1) if f"{{{name}directive}}" in line)
+              for name in ("first", "second", "third")]  # fmt: skip
+    _, warnings = build(srcdir)
+    found = [(w[1], w[2]) for w in warnings if w[3] == "myst.directive_unknown"]
+    assert found == [
+        (line, f"Unknown directive type: '{name}directive'")
+        for line, name in zip(wanted, ("first", "second", "third"), strict=True)
+    ]
+    assert all(line < 100 for line in wanted)
+
+
 def test_widget_state_in_the_metadata_is_dropped_with_a_warning(tmp_path):
     srcdir = copy_site(tmp_path / "site")
     state = {"state": {"f00": {"model_name": "IntSliderModel", "state": {"value": 3}}}}

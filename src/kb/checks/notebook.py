@@ -389,3 +389,30 @@ def find_lines(text: str) -> dict[tuple, int]:
 
     value(0, (), 0)
     return lines
+
+
+#: MyST-NB numbers a notebook's lines ``(cell + 1) * 10000`` plus the source line (its
+#: ``nb_to_tokens``): ``nb.ipynb:20002`` is the first source line of the second cell.
+CELL_LINES = 10000
+#: What MyST-NB adds to a 0-based source line (measured: a directive on a cell's first source
+#: line is reported at ``(cell + 1) * 10000 + 2``).
+CELL_LINE_OFFSET = 2
+
+
+def file_line(text: str, line: int) -> int | None:
+    """The line of the notebook file ``text`` that MyST-NB's ``line`` stands for (the source
+    line of its cell, else the cell's own line); None when ``line`` is no such number or the
+    file is no notebook with that cell."""
+    cell, inner = divmod(line, CELL_LINES)
+    cell -= 1
+    if cell < 0:
+        return None
+    try:
+        lines = find_lines(text)
+    except (ValueError, IndexError, RecursionError):
+        return None
+    for key in (("cells", cell, "source", inner - CELL_LINE_OFFSET), ("cells", cell, "source"),
+                ("cells", cell)):  # fmt: skip
+        if key in lines:
+            return lines[key]
+    return None

@@ -12,13 +12,15 @@ imports MyST-NB only when a notebook is read or written (:mod:`.parser`, :mod:`.
   ``kb_execute: cache`` (or ``force``), and drops outputs that would run scripts or load code
   from another host, with a warning at the cell.
 * :mod:`.outputs` picks each output's form when a page is written, as MyST-NB does.
+* :mod:`.lines` makes a warning about a cell name the file's own line, not MyST-NB's
+  ``(cell + 1) * 10000 + line``.
 * :mod:`.download` links "Download the notebook" under the post's title and writes the
   ``.ipynb`` next to the page.
 """
 
 from sphinx.application import Sphinx
 
-from . import download, outputs, parser, settings
+from . import download, lines, outputs, parser, settings
 
 
 def setup_notebooks(app: Sphinx) -> None:
@@ -26,6 +28,7 @@ def setup_notebooks(app: Sphinx) -> None:
     parser.setup_parser(app)
     outputs.setup_outputs(app)
     download.setup_download(app)
+    lines.setup_lines(app)
 
 
 __all__ = ["setup_notebooks"]
