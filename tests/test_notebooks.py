@@ -363,7 +363,9 @@ def test_a_warning_about_a_cell_names_the_files_own_line(tmp_path):
         srcdir / "posts/2025/lines.ipynb",
         [
             markdown_cell("title", "# Lines\n\nA notebook.\n\n```{firstdirective}\n```"),
-            markdown_cell("second", "```{seconddirective}\n```\n\ntext\n\n```{thirddirective}\n```"),
+            markdown_cell(
+                "second", "```{seconddirective}\n```\n\ntext\n\n```{thirddirective}\n```"
+            ),
         ],
     )  # fmt: skip
     text = path.read_text(encoding="utf-8").splitlines()
