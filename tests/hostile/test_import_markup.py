@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from authoring import build
 from bs4 import BeautifulSoup
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
@@ -308,14 +308,14 @@ TREE = st.recursive(
 
 
 @given(st.lists(TREE, min_size=1, max_size=4), st.booleans())
-# Derandomized until the known hole is closed (issue 31): "<del><sub>$$0$$</sub></del>" becomes
-# an HTML block, because the display math inside is still a placeholder when <del> is written.
-@settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-)
+# Found by this test: display math in a <sub> in a <del> was still a placeholder when <del> was
+# written, and came back as a block inside it (an HTML block).
+@example(["<del><sub>$$0$$</sub></del>"], False)
+@example(["$\\$"], False)
+@example(
+    ["<h2><em><pre>0</pre><code>$``$</code></em></h2>"], False
+)  # two code spans met  # a formula of one backslash: "$\$" is an escaped dollar in MyST
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_generated_html_trees_never_become_markup(parts, raw):
     conversion = to_myst("".join(parts), raw=raw)  # raises ConversionError, never else
     prove(conversion.markdown, conversion.emitted)

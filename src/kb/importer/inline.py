@@ -112,6 +112,9 @@ class InlineConverter(MarkdownConverter):
     def role(self, name: str, text: str) -> str:
         content = escape.role_text(text)
         if content is None or (self.held is not None and self.held.token.search(text)):
+            if self.held is not None:  # a formula in it stays in the line, as inline math
+                for found in self.held.token.finditer(text):
+                    self.held.inline.add(int(found.group(1)))
             return escape.text(" ".join(text.split()))
         self.emitted.add("role", name, content)
         return f"{{{name}}}`{content}`"
@@ -127,7 +130,7 @@ class InlineConverter(MarkdownConverter):
         if not code.strip():
             return ""
         if "_inline" in parent_tags:  # in a heading or a table cell: on one line
-            return escape.code_span(" ".join(code.split()))
+            return self._apart(el) + escape.code_span(" ".join(code.split()))
         language = self.options["code_language_callback"](el) or ""
         return f"\n\n{escape.fence(code, language)}\n\n"
 
@@ -139,11 +142,13 @@ class InlineConverter(MarkdownConverter):
         code = " ".join(code.split()) if not code.strip(" ") else code.strip("\n")
         if not code.strip():
             return ""
-        # Code (or a role) just before would run its backticks into these: a space between.
-        before = el.find_previous(string=True)
-        close = before is not None and not str(before)[-1:].isspace()
-        apart = " " if close and before.find_parent(list(FROM_TEXT)) is not None else ""
-        return apart + escape.code_span(code)
+        return self._apart(el) + escape.code_span(code)
+
+    def _apart(self, el) -> str:
+        """ " " when code (or a role) just before ``el`` would run its backticks into those of
+        ``el``: white space between them is no gap, as a heading or a table cell drops it."""
+        before = el.find_previous(string=lambda text: bool(text.strip()))
+        return " " if before is not None and before.find_parent(list(FROM_TEXT)) else ""
 
     convert_kbd = convert_samp = convert_tt = convert_code
 

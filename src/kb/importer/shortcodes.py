@@ -87,9 +87,10 @@ class Held:
 
     def keep_math(self, tex: str, display: bool, original: str = "") -> str:
         tex = html.unescape(re.sub(_BR, "\n", tex)).strip()
-        # MyST warns of an empty formula, a "$" would end one early, and code set aside is
-        # no formula: the text stays as it is (and its dollars are escaped as text).
-        if not tex or "$" in tex or self.token.search(tex):
+        # MyST warns of an empty formula, a "$" would end one early, a backslash at the end
+        # would escape the closing "$", and code set aside is no formula: the text stays as it
+        # is (and its dollars are escaped as text).
+        if not tex or "$" in tex or tex.endswith("\\") or self.token.search(tex):
             return original
         if display:
             tex = re.sub(r"\n\s*\n", "\n", tex)  # a blank line would end MyST's $$ block
