@@ -29,8 +29,8 @@ from helpers import resolve_link, soup
 
 from kb.checks.frontmatter import Rules
 from kb.checks.notebook import check_source, find_lines
+from kb.checks.outputs import unsafe
 from kb.cli import main
-from kb.notebooks.outputs import unsafe
 
 ROOT = Path(__file__).parent / "roots" / "test-notebooks"
 SRC = Path(__file__).parent.parent / "src"
@@ -353,6 +353,10 @@ def test_script_widget_and_remote_html_outputs_are_dropped_with_a_warning(tmp_pa
     # Read again by the next build, so a second `sphinx-build -W` fails as the first did.
     app, again = build(srcdir)
     assert again == warnings
+    # kb check says the same, at the same lines, without building.
+    status, problems, _ = run_check(srcdir)
+    assert status == 1
+    assert problems == [(path, line, message) for path, line, message, _ in warnings]
 
 
 def test_a_warning_about_a_cell_names_the_files_own_line(tmp_path):

@@ -24,10 +24,12 @@ from .checks.frontmatter import PostFacts, Problem, Rules, decode_source
 from .checks.glossary import glossary_entries, unknown_terms
 from .checks.ignored import ignored_sources
 from .checks.messages import say
-from .checks.notebook import check_source, is_ipynb
+from .checks.notebook import check_source, is_ipynb, read_ipynb
 from .checks.oldaddresses import read_old_addresses_file, site_problems
+from .checks.outputs import output_problems
 from .checks.pages import check_page, says_blogpost
 from .checks.rawhtml import markdown_problems
+from .checks.sanitize import Policy
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from .checks.sourcefiles import Unsafe, excluded_by, unsafe_sources
 from .config import KbConfig
@@ -158,6 +160,13 @@ class Site:
                 terms.update(key for entry in glossary_entries(text) for key in entry.keys)
         return terms
 
+    @property
+    def output_policy(self) -> Policy:
+        """The sanitizer's policy for notebook outputs, as the build makes it: the site's
+        allowed hosts, no scripts (kb.notebooks.outputs)."""
+        hosts = tuple(self.conf.get("kb_allow_raw_html_hosts", ()) or ())
+        return Policy.make(hosts, self.own_host, False, "output")
+
     def old_address_problems(self) -> tuple[str, list[Problem]]:
         """The site's old-addresses file (``kb_old_addresses``) and its problems, in the build's
         words (kb.pages.redirects). A new address under the blog's folder is taken on trust:
@@ -246,6 +255,16 @@ def load_conf(root: Path) -> dict:
         raise SiteError(f"{root / 'conf.py'}: {error}") from error
 
 
+def notebook_output_problems(text: str, policy: Policy) -> list[Problem]:
+    """What the build drops of an .ipynb's stored outputs, at each cell's line (nothing for a
+    notebook it cannot read: that is reported where the notebook is checked)."""
+    notebook, unreadable = read_ipynb(text)
+    if notebook is None or unreadable:
+        return []
+    return output_problems(notebook.cells, lambda index: notebook.lines.get(("cells", index), 1),
+                           policy)  # fmt: skip
+
+
 def scheduled_posts(facts: dict[str, PostFacts], today: date | None) -> dict[str, str]:
     """Docname -> day of the posts dated after ``today`` (none when ``today`` is None)."""
     if today is None:
@@ -312,6 +331,8 @@ def check_files(
         if "{term}" in text and relpath in wanted:
             terms = site.glossary_terms() if terms is None else terms
             problems += unknown_terms(text, terms)
+        if is_ipynb(relpath):  # its stored outputs, as the build judges them when it reads it
+            problems += notebook_output_problems(text, site.output_policy)
         if not is_ipynb(relpath):  # a notebook's raw HTML is found by the build, in its cells
             problems += markdown_problems(
                 text,

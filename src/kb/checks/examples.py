@@ -253,6 +253,18 @@ EXAMPLES: dict[str, Example] = {
         fix="Keep the old address in one post's `redirect` only.",
         line=8,
     ),
+    "nb_output_dropped": _ex(
+        {
+            "cell": "cell 3",
+            "mime_type": "text/html",
+            "reason": "HTML with a script",
+            "others": "; its other forms are shown",
+        },
+        source='"data": {"text/html": ["<script>plot()</script>"], "text/plain": ["<Figure>"]}',
+        fix="Clear the output in Jupyter and save the notebook, or tag the cell remove-output.",
+        where=NOTEBOOK,
+        line=41,
+    ),
     "old_addresses_unreadable": _ex(
         {"reason": "Expected '=' after a key in a key/value pair"},
         source='"/category/cuda/" "/blog/category/cuda.html"',

@@ -98,6 +98,10 @@ MESSAGES = {
     'itself forever; remove "{name}" from `redirect`',
     "redirect_twice": 'redirect "{name}" is also a redirect of {where}: one old address can lead '
     'to one post only; remove "{name}" from one of them',
+    # A notebook's stored outputs (kb.checks.outputs)
+    "nb_output_dropped": "{cell}: the {mime_type} form of an output is dropped ({reason}): pages "
+    "run no notebook scripts and load nothing from other hosts{others}. Clear the output in "
+    "Jupyter, or tag the cell remove-output",
     # The site's old addresses (redirects.toml, kb_old_addresses): a page written at each
     "old_addresses_unreadable": "the old addresses cannot be read ({reason}): write one "
     '`[redirects]` table of "old path" = "new path" pairs, e.g. '

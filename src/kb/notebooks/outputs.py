@@ -5,7 +5,8 @@ figure) when it reads the notebook, and picks one per builder when a page is wri
 
 * When a notebook is read (:func:`drop_unsafe_outputs`), forms that would run code in the
   reader's browser or load anything from another host are removed, with a warning at the
-  cell: JavaScript (``application/javascript``), Jupyter widgets
+  cell (the verdict and its words are :mod:`kb.checks.outputs`', which ``kb check`` uses on
+  the stored outputs too): JavaScript (``application/javascript``), Jupyter widgets
   (``application/vnd.jupyter.widget-view+json``, which load their code from a CDN), and HTML
   or SVG of which the one sanitizer (:mod:`kb.checks.sanitize`, the policy of raw HTML in
   posts) would drop anything. The output's other forms (a widget's plain-text repr) stay, so
@@ -32,56 +33,14 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
-from ..checks.sanitize import SANITIZED, Drop, Policy, sanitize, sanitize_svg
+from ..checks.outputs import HTML_FORMS, SCRIPT_FORMS, SVG_FORMS, dropped_message, loud, reason
+from ..checks.sanitize import SANITIZED, Policy, sanitize, sanitize_svg
 from ..core.urls import site_url
 from .download import notebooks
 
 logger = logging.getLogger(__name__)
 
-#: Forms dropped whatever they hold, with what they are.
-SCRIPT_FORMS = {
-    "application/javascript": "JavaScript",
-    "text/javascript": "JavaScript",
-    "application/vnd.jupyter.widget-view+json": "a Jupyter widget, whose code loads from a CDN",
-}
-#: Forms that are HTML, kept as the sanitizer cleans them.
-HTML_FORMS = ("text/html",)
-SVG_FORMS = ("image/svg+xml",)
 _TABLE = re.compile(r"<table\b", re.I)
-
-
-def _loud(drops: list[Drop]) -> list[Drop]:
-    """The drops worth a warning: a ``<style>`` that loads nothing is an output's own."""
-    return [drop for drop in drops if not (drop.kind == "element" and drop.shown == "<style>")]
-
-
-def _reason(drops: list[Drop], what: str = "HTML") -> str:
-    """Why a form is dropped, from what the sanitizer would drop of it ("" when nothing)."""
-    if not drops:
-        return ""
-    kinds = {drop.kind for drop in drops}
-    if "host" in kinds or any(drop.hosts for drop in drops if drop.kind == "script"):
-        return f"{what} that loads from another host"
-    if "script" in kinds:
-        return f"{what} with a script"
-    first = drops[0]
-    if first.kind == "scheme":
-        return f"{what} with a {first.how} URL"
-    if first.attribute:
-        return f"{what} with {first.shown}, whose {first.attribute} pages may not hold"
-    return f"{what} with {first.shown}, which pages may not hold"
-
-
-def unsafe(mime_type: str, html: str = "", policy: Policy | None = None) -> str:
-    """Why a form of an output may not be on a page; "" when it may."""
-    if mime_type in SCRIPT_FORMS:
-        return SCRIPT_FORMS[mime_type]
-    policy = policy or Policy(context="output")
-    if mime_type in HTML_FORMS:
-        return _reason(_loud(sanitize(html, policy).drops))
-    if mime_type in SVG_FORMS:
-        return _reason(_loud(sanitize_svg(html, policy).drops), "an SVG")
-    return ""
 
 
 def _is_bundle(node: nodes.Node) -> bool:
@@ -117,17 +76,13 @@ def drop_unsafe_outputs(
         index = cell.get("cell_index") if cell is not None else None
         for form in list(bundle.children):
             mime_type = form.get("mime_type", "")
-            reason = _clean_form(form, mime_type, policy, srcdir, folder)
-            if not reason:
+            why = _clean_form(form, mime_type, policy, srcdir, folder)
+            if not why:
                 continue
             bundle.remove(form)
             line = cell_line(index) or bundle.line or (cell.line if cell is not None else None)
-            number = f"cell {index + 1}" if index is not None else "a cell"
-            others = "; its other forms are shown" if bundle.children else ""
             logger.warning(
-                f"{number}: the {mime_type} form of an output is dropped ({reason}): pages run "
-                f"no notebook scripts and load nothing from other hosts{others}. Clear the "
-                "output in Jupyter, or tag the cell remove-output",
+                dropped_message(index, mime_type, why, bool(bundle.children)),
                 location=(docname, line),
                 type="kb",
                 subtype="notebook",
@@ -161,20 +116,20 @@ def _clean_form(
     if mime_type in HTML_FORMS:
         raws = list(form.findall(nodes.raw))
         results = [sanitize(raw.astext(), policy) for raw in raws]
-        reason = _reason(_loud([drop for result in results for drop in result.drops]))
-        if not reason:
+        refused = reason(loud([drop for result in results for drop in result.drops]))
+        if not refused:
             for raw, result in zip(raws, results, strict=True):
                 raw.children[:] = [nodes.Text(result.html)]
-        return reason
+        return refused
     if mime_type in SVG_FORMS:
         for image in form.findall(nodes.image):
             path = _image_file(image.get("uri", ""), srcdir, folder)
             if path is None:
                 return "an SVG the build cannot find"
             result = sanitize_svg(path.read_text(encoding="utf-8", errors="replace"), policy)
-            reason = _reason(_loud(result.drops), "an SVG")
-            if reason:
-                return reason
+            refused = reason(loud(result.drops), "an SVG")
+            if refused:
+                return refused
             if path.read_text(encoding="utf-8", errors="replace") != result.html:
                 path.write_text(result.html, encoding="utf-8")  # MyST-NB's copy, in _build
     return ""
