@@ -65,6 +65,30 @@ def test_a_nested_section_lists_its_pages(site):
     assert "pages/guide/setup.html" in {a["href"] for a in home.select(".sidebar-tree a")}
 
 
+def test_every_page_of_every_depth_links_the_navigation_right(site):
+    # kb.pages.navigation renders the tree once per folder for pages it does not hold: each
+    # page's links must still lead to the pages, and only a page of the tree is marked current.
+    _, out, _, _ = site
+    pages = [p for p in out.rglob("*.html") if not p.relative_to(out).parts[0].startswith("_")]
+    folders = {page.parent for page in pages}
+    assert {out, out / "posts", out / "blog" / "author", out / "pages" / "guide"} <= folders
+    for page in pages:
+        tree = soup(page).select_one(".sidebar-tree")
+        if tree is None or page.name == "404.html":  # absolute links, served at any depth
+            continue
+        here = page.relative_to(out).as_posix()
+        hrefs = [a["href"] for a in tree.select("a")]
+        assert {f"{name}.html" for name in PAGES} <= {
+            here
+            if href == "#"
+            else (page.parent / href).resolve().relative_to(out.resolve()).as_posix()
+            for href in hrefs
+        }, page
+        current = [a["href"] for a in tree.select("a.current")]
+        name = page.relative_to(out).with_suffix("").as_posix()
+        assert current == (["#"] if name in PAGES or name == "pages/guide/setup" else []), page
+
+
 def test_pages_are_never_listed_or_in_feeds(site):
     _, out, _, _ = site
     listing = soup(out / "blog.html")

@@ -83,6 +83,7 @@ def setup(app: Sphinx) -> dict:
     pages.setup_citation(app)
     pages.setup_related(app)
     pages.setup_evergreen(app)
+    pages.setup_navigation(app)
     pages.setup_backlinks(app)
     pages.setup_glossary(app)
     pages.setup_listings(app)

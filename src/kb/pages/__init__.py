@@ -1,7 +1,7 @@
 """The pages a reader browses: archives, the home page's latest posts, the sidebar, series
 pages, redirects of renamed posts and the parts of a post's own page (header, series box,
 cite block, related posts, backlinks), the glossary's lists of posts, and the benchmarks page
-with ``data/benchmarks.json``.
+with ``data/benchmarks.json``; the navigation tree, rendered once per folder.
 
 Each reads the catalog; :mod:`.entries` is the one layout of a listed post they share.
 """
@@ -13,6 +13,7 @@ from .datasets import setup_datasets
 from .evergreen import setup_evergreen
 from .glossary import setup_glossary
 from .listings import setup_listings
+from .navigation import setup_navigation
 from .postpage import setup_postpage
 from .redirects import setup_redirects
 from .related import setup_related
@@ -27,6 +28,7 @@ __all__ = [
     "setup_datasets",
     "setup_citation",
     "setup_listings",
+    "setup_navigation",
     "setup_postpage",
     "setup_redirects",
     "setup_related",
