@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -37,6 +38,11 @@ def sphinx(src: Path, out: Path, extra=(), crash: str | None = None) -> int:
             status = 2
             try:
                 os.environ.update(ENV)
+                # A SIGTERM crash point must stop the build even where the process running the
+                # suite ignores or blocks SIGTERM, as CI's does (children inherit both):
+                # the disposition a build started from a shell gets.
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
                 if crash:
                     os.environ["KB_CRASH_AT"] = crash
                 os.dup2(handle.fileno(), 1)
