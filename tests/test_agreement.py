@@ -62,6 +62,15 @@ DATES = st.one_of(
             "",
             "[2025-03-01]",
             "2025-03-01T09:30",
+            # ablog's forms: post_date_format ("%d %B %Y"), then dateutil's.
+            "14 March 2025",
+            "Oct 10, 2020",
+            "16 Apr, 2024",
+            "Sept 19 2024",
+            "Jan 5, 2099",
+            "March 14",
+            "Oct 32, 2020",
+            "Oct 10, 2020 14:00 +02:00",
         ]
     ),
 )

@@ -59,7 +59,8 @@ ERRORS = [
     (
         "posts/2025/date-malformed.md",
         3,
-        'date "next week" is not a date: write it as YYYY-MM-DD, e.g. `date: 2025-03-14`',
+        'date "next week" is not a date with a day, month and year: write it as YYYY-MM-DD, '
+        "e.g. `date: 2025-03-14`",
     ),
     (
         "posts/2025/date-missing.md",
@@ -76,7 +77,8 @@ ERRORS = [
     (
         "posts/2025/date-updated.md",
         7,
-        'updated "14/03/2025" is not a date: write it as YYYY-MM-DD, e.g. `updated: 2025-03-14`',
+        'updated "March 2025" is not a date with a day, month and year: write it as '
+        "YYYY-MM-DD, e.g. `updated: 2025-03-14`",
     ),
     (
         "posts/2025/excerpt-empty.md",

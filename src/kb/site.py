@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .checks.bounded import DEFAULT_LIMIT, read_bounded
+from .checks.dates import ABLOG_DATE_FORMAT
 from .checks.frontmatter import PostFacts, Problem, Rules, decode_source
 from .checks.glossary import glossary_entries, unknown_terms
 from .checks.ignored import ignored_sources
@@ -69,7 +70,11 @@ class Site:
         return bool(self.conf.get("kb_allow_raw_scripts", False))
 
     def rules(self, today: date | None) -> Rules:
-        return Rules(categories=self.categories, authors=self.authors, today=today)
+        return Rules(self.categories, self.authors, today, self.date_format)
+
+    @property
+    def date_format(self) -> str:
+        return str(self.conf.get("post_date_format") or ABLOG_DATE_FORMAT)
 
     @property
     def max_file_bytes(self) -> int:

@@ -347,10 +347,10 @@ def _check_typo(item: Field, rules: Rules, key: str) -> list[str]:
 def _check_date(item: Field | None, rules: Rules, facts: PostFacts) -> list[Problem]:
     if item is None:
         return [Problem(1, say("no_date"), "date")]
-    errors = date_errors(item)
+    errors = date_errors(item, date_format=rules.date_format)
     if errors:
         return [Problem(item.line, errors[0], "date")]
-    day = day_of(item)
+    day = day_of(item, rules.date_format)
     facts.date = day.isoformat()
     if rules.today and day > rules.today:
         message = say("scheduled", day=day.isoformat(), today=rules.today.isoformat())
@@ -365,9 +365,9 @@ def _check_updated(fields: dict[str, Field], rules: Rules, facts: PostFacts) -> 
     no feed is dated 2099; kb check says so, as a warning.
     """
     item = fields.get("updated")
-    if item is None or date_errors(item, "updated"):
+    if item is None or date_errors(item, "updated", rules.date_format):
         return []
-    day, shown = day_of(item), item.shown.strip()
+    day, shown = day_of(item, rules.date_format), item.shown.strip()
     if facts.date and day < date.fromisoformat(facts.date):
         return [Problem(item.line, say("updated_early", shown=shown, day=facts.date), "updated")]
     if rules.today and day > rules.today:
@@ -410,6 +410,6 @@ _KEY_CHECKS = {
     "redirect": _check_redirect,
     "description": _check_description,
     "nocomments": _check_nocomments,
-    "updated": lambda item, rules, key: date_errors(item, key),
+    "updated": lambda item, rules, key: date_errors(item, key, rules.date_format),
     "date": lambda item, rules, key: [],  # with the scheduled test, in _check_date
 }

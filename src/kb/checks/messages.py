@@ -48,7 +48,8 @@ MESSAGES = {
     "e.g. `{key}: 2025-03-14`",
     "zone": "{key} {shown} has a time zone, which crashes ablog: dates are UTC and carry no "
     "zone, write `{key}: {day}`",
-    "not_a_date": '{key} "{shown}" is not a date: write it as YYYY-MM-DD, e.g. `{key}: 2025-03-14`',
+    "not_a_date": '{key} "{shown}" is not a date with a day, month and year: write it as '
+    "YYYY-MM-DD, e.g. `{key}: 2025-03-14`",
     "not_a_time": "{key} {shown} is not a real time of day ({reason}): hours go from 0 to 23, "
     "minutes and seconds from 0 to 59; write e.g. `{key}: {day} 09:30`, or only the day",
     "updated_early": "updated {shown} is before the post's date {day}: write the day of the "

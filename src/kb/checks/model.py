@@ -15,6 +15,7 @@ class Rules:
     categories: tuple[str, ...]
     authors: tuple[str, ...] = ()  # empty: the site names no authors, so any name goes
     today: date | None = None  # posts dated later are scheduled; None skips that test
+    date_format: str = "%d %B %Y"  # ablog's post_date_format: a date in it is read as ablog does
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ announced by the ``kb-catalog-built`` event; none walks the site or re-renders a
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
@@ -19,6 +18,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from ..checks.dates import text_day
 from ..checks.frontmatter import PostFacts
 from ..checks.slugs import join, slugify
 from . import ablog
@@ -156,7 +156,7 @@ def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
             docname=docname,
             title=raw["title"],
             date=when,
-            updated=_updated(raw, when, cutoff),
+            updated=_updated(raw, when, cutoff, app.config.post_date_format),
             authors=tuple(labels("author", a) for a in raw["authors"] if a),
             categories=tuple(labels("category", c) for c in raw["categories"] if c),
             tags=tuple(labels("tag", t) for t in raw["tags"] if t),
@@ -200,14 +200,14 @@ def _newest_first(post: Post):
     return (-post.date.timestamp(), post.title, post.docname)
 
 
-def _updated(raw: dict, published: datetime, cutoff: datetime) -> datetime:
+def _updated(raw: dict, published: datetime, cutoff: datetime, date_format: str) -> datetime:
     candidates = [published]
     if raw["update"]:
         candidates.append(as_utc(raw["update"]))
-    if raw["updated"]:
-        # A malformed date is reported by the front-matter checks, not here.
-        with contextlib.suppress(ValueError):
-            candidates.append(as_utc(date.fromisoformat(raw["updated"])))
+    # A malformed date is reported by the front-matter checks, not here.
+    updated = text_day(raw["updated"], date_format) if raw["updated"] else None
+    if updated is not None:
+        candidates.append(as_utc(updated))
     # An update dated after today is not true yet (the rule of a future date): ignored.
     return max(c for c in candidates if c < cutoff or c == published)
 

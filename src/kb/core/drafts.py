@@ -23,6 +23,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from ..checks.dates import ABLOG_DATE_FORMAT
 from ..checks.schedule import file_day, today
 from .finding import leave_out
 
@@ -35,7 +36,7 @@ def publish_cutoff() -> datetime:
     return start + timedelta(days=1)
 
 
-def draft_sources(srcdir: str, patterns) -> list[str]:
+def draft_sources(srcdir: str, patterns, date_format: str = ABLOG_DATE_FORMAT) -> list[str]:
     """Paths (relative to ``srcdir``) of the posts matching ``patterns`` (ablog's
     ``blog_post_pattern``) that are dated after today."""
     patterns = [patterns] if isinstance(patterns, str) else list(patterns or ())
@@ -43,7 +44,7 @@ def draft_sources(srcdir: str, patterns) -> list[str]:
     drafts = set()
     for pattern in patterns:
         for path in glob(os.path.join(srcdir, pattern), recursive=True):
-            day = file_day(path)
+            day = file_day(path, date_format)
             if day is not None and day > last:
                 drafts.add(Path(path).relative_to(srcdir).as_posix())
     return sorted(drafts)
@@ -53,7 +54,9 @@ def _find_drafts(app: Sphinx, config) -> None:
     app.kb_draft_sources = []
     if config.kb_drafts:
         return
-    drafts = app.kb_draft_sources = draft_sources(str(app.srcdir), config.blog_post_pattern)
+    drafts = app.kb_draft_sources = draft_sources(
+        str(app.srcdir), config.blog_post_pattern, config.post_date_format
+    )
     if drafts:
         logger.info("kb: %d draft(s) dated after %s left out: %s", len(drafts), today(), drafts)
         leave_out(app, drafts)

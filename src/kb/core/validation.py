@@ -102,7 +102,8 @@ def _is_post(config, docname: str, docinfo: nodes.docinfo | None) -> bool:
 def _rules(config) -> Rules:
     # No ``today``: a post dated in the future is scheduled, no problem for the build (ablog
     # keeps it as a draft), and the build's output never depends on the clock.
-    return Rules(categories=tuple(config.kb_categories), authors=tuple(config.blog_authors or {}))
+    categories, authors = tuple(config.kb_categories), tuple(config.blog_authors or {})
+    return Rules(categories, authors, date_format=config.post_date_format)
 
 
 def _drop_field(docinfo: nodes.docinfo | None, key: str) -> None:
