@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 from docutils import nodes
 from lxml import etree
@@ -31,6 +32,8 @@ from sphinx.util.math import get_node_equation_number
 
 from ..core.html import focusable
 from . import temml
+from .mathcache import FILE as STORE_FILE
+from .mathcache import MathStore
 
 logger = logging.getLogger(__name__)
 
@@ -92,12 +95,36 @@ class MathError(ValueError):
     """TeX that cannot become MathML; the message says what to change."""
 
 
+class MathUnavailable(MathError):
+    """No converter to ask (Node.js missing, Temml stopped): says nothing of the formula."""
+
+
+#: This build's store of earlier builds' conversions (kb.markup.mathcache); None outside one.
+_STORE: MathStore | None = None
+
+
 @functools.lru_cache(maxsize=4096)
 def tex_to_mathml(tex: str, display: bool) -> str:
     """MathML for one formula, or MathError naming what Temml could not read."""
-    tree = mathml_tree(tex, display)
+    stored = _STORE.get(tex, display) if _STORE is not None else None
+    if stored is not None:
+        kind, text = stored
+        if kind == "error":
+            raise MathError(text)
+        return text
+    try:
+        tree = mathml_tree(tex, display)
+    except MathUnavailable:
+        raise
+    except MathError as error:
+        if _STORE is not None:
+            _STORE.put(tex, display, "error", str(error))
+        raise
     compact(tree, display)
-    return etree.tostring(tree, encoding="unicode")
+    mathml = etree.tostring(tree, encoding="unicode")
+    if _STORE is not None:
+        _STORE.put(tex, display, "mathml", mathml)
+    return mathml
 
 
 def mathml_tree(tex: str, display: bool):
@@ -105,7 +132,7 @@ def mathml_tree(tex: str, display: bool):
     try:
         answer = temml.render(tex, display)
     except temml.TemmlUnavailable as error:
-        raise MathError(f"cannot convert TeX to MathML: {error}") from error
+        raise MathUnavailable(f"cannot convert TeX to MathML: {error}") from error
     if "error" in answer:
         raise MathError(_reason(answer["error"]))
     try:
@@ -324,6 +351,19 @@ def _config_inited(app: Sphinx, config) -> None:
         config.html_math_renderer = RENDERER
 
 
+def _open_store(app: Sphinx) -> None:
+    global _STORE
+    tex_to_mathml.cache_clear()  # a process may build twice (tests, kb serve's worker)
+    _STORE = MathStore(Path(app.doctreedir) / STORE_FILE) if app.builder.format == "html" else None
+
+
+def _save_store(app: Sphinx, exception) -> None:
+    global _STORE
+    store, _STORE = _STORE, None
+    if store is not None and exception is None:
+        store.save()
+
+
 def setup_math(app: Sphinx) -> None:
     app.add_html_math_renderer(
         RENDERER,
@@ -331,6 +371,8 @@ def setup_math(app: Sphinx) -> None:
         block_renderers=(visit_block_math, None),
     )
     app.connect("config-inited", _config_inited)
+    app.connect("builder-inited", _open_store)
+    app.connect("build-finished", _save_store)
     app.connect("doctree-read", _doctree_read)
     app.connect("html-page-context", _html_page_context)
 
