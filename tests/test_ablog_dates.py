@@ -5,7 +5,6 @@ year, day or month) or crash on (a time zone) is refused at its line, by both al
 
 from __future__ import annotations
 
-import shutil
 from datetime import date
 from pathlib import Path
 
@@ -13,19 +12,16 @@ import feedparser
 import pytest
 from authoring import build, run_check
 from helpers import soup
+from sitebuild import copy_root
 
 from kb.checks.dates import text_day
 from kb.checks.frontmatter import check_post
 from kb.checks.model import Rules
 
-ROOT = Path(__file__).parent / "roots" / "test-ablogdates"
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    site = tmp_path_factory.mktemp("ablogdates") / "site"
-    shutil.copytree(ROOT, site)
-    return site
+    return copy_root("ablogdates", tmp_path_factory.mktemp("ablogdates") / "site")
 
 
 @pytest.fixture(scope="module")

@@ -51,6 +51,18 @@ EXAMPLES: dict[str, Example] = {
         "# FP8 GEMM on Hopper",
         line=1,
     ),
+    "key_not_name": _ex(
+        source="---\n? [date, updated]\n: 2026-03-14",
+        fix_source="---\ndate: 2026-03-14\nupdated: 2026-03-14",
+        line=2,
+    ),
+    "no_front_matter_rst": _ex(
+        source="FP8 GEMM on Hopper\n==================",
+        fix_source=":blogpost: true\n:date: 2026-03-14\n:category: Article\n\n"
+        "FP8 GEMM on Hopper\n==================",
+        where="posts/2026/fp8-gemm.rst",
+        line=1,
+    ),
     "unclosed": _ex(
         source="---\nblogpost: true\ndate: 2026-03-14\n\n# FP8 GEMM",
         fix_source="---\nblogpost: true\ndate: 2026-03-14\n---\n\n# FP8 GEMM",

@@ -73,7 +73,7 @@ def read_front_matter(text: str) -> tuple[dict[str, Field], int, list[Problem]]:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         return {}, 1, [Problem(1, say("unclosed"))]
-    fields, problems = _parse_yaml("\n".join(lines[1:end]), first_line=2)
+    fields, problems = parse_yaml("\n".join(lines[1:end]), first_line=2)
     return fields, end + 2, problems
 
 
@@ -90,13 +90,13 @@ def unreadable_front_matter(text: str) -> range | None:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         return None
-    fields, _ = _parse_yaml("\n".join(lines[1:end]), first_line=2)
+    fields, _ = parse_yaml("\n".join(lines[1:end]), first_line=2)
     if fields and not any(item.error for item in fields.values()):
         return None
     return range(1, end)
 
 
-def _parse_yaml(
+def parse_yaml(
     source: str, first_line: int, loader_class=None
 ) -> tuple[dict[str, Field], list[Problem]]:
     if loader_class is None:
@@ -113,7 +113,12 @@ def _parse_yaml(
         problems = []
         seen: set[int] = set()  # the nodes of the values so far: an alias repeats one
         for key_node, value_node in root.value if root else ():
-            key, line = str(key_node.value), first_line + key_node.start_mark.line
+            line = first_line + key_node.start_mark.line
+            if not isinstance(key_node, yaml.ScalarNode):
+                # A list or mapping as a key (`? [a, b]`): MyST's YAML cannot make a dict of
+                # it and drops the whole front matter.
+                return {}, [Problem(line, say("key_not_name"))]
+            key = str(key_node.value)
             if key in fields:
                 problems.append(
                     Problem(line, say("twice", key=key, first=fields[key].line, line=line), key)
@@ -130,7 +135,7 @@ def _parse_yaml(
     except yaml.YAMLError as error:
         if loader_class is not yaml.SafeLoader:
             # libyaml words its errors its own way: PyYAML's parser says the same everywhere.
-            return _parse_yaml(source, first_line, yaml.SafeLoader)
+            return parse_yaml(source, first_line, yaml.SafeLoader)
         mark = getattr(error, "problem_mark", None)
         problem = getattr(error, "problem", None) or str(error)
         line = first_line + (mark.line if mark else 0)

@@ -21,6 +21,11 @@ MESSAGES = {
     "as UTF-8 (in most editors: Save with Encoding, UTF-8)",
     "no_front_matter": "no front matter: a post starts with a line `---`, then `blogpost: true`, "
     "`date: YYYY-MM-DD` and the other keys, then `---` (kb new writes one)",
+    "no_front_matter_rst": "no post fields: an rst post starts with a field list, "
+    "`:blogpost: true`, `:date: YYYY-MM-DD` and the other keys, one per line, before its title "
+    "(or a `.. post:: YYYY-MM-DD` directive with them as options)",
+    "key_not_name": "a front-matter key is a list or a mapping: write each key as a plain "
+    "name, one `key: value` per line",
     "unclosed": "the front matter is never closed: add a line `---` after its last key",
     "bad_yaml": "the front matter is not valid YAML ({problem}): write one `key: value` per line, "
     'and quote a value that contains a colon, e.g. `description: "Part 2: the mainloop"`',

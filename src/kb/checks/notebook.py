@@ -32,10 +32,11 @@ import posixpath
 import re
 from datetime import date
 
-from .frontmatter import ALIASED, Field, PostFacts, Problem, Rules, check_fields, check_post
+from .frontmatter import ALIASED, Field, PostFacts, Problem, Rules, check_fields
 from .frontmatter import read_front_matter as read_markdown_front_matter
 from .messages import say
 from .postbody import BodyFacts, read_body
+from .postforms import check_text_post
 
 #: ``kb_execute`` values, as MyST-NB's ``execution_mode`` of the notebook; "off" is the default.
 EXECUTE_MODES = ("cache", "force", "off")
@@ -93,7 +94,7 @@ def check_source(path: str, text: str, rules: Rules) -> tuple[PostFacts, list[Pr
     """Check a post of any kind: Markdown, text notebook or ``.ipynb``."""
     if is_ipynb(path):
         return check_ipynb(text, rules)
-    facts, problems = check_post(text, rules)
+    facts, problems = check_text_post(path, text, rules)
     if not any(key in text for key in ("file_format", "jupytext", "kb_execute")):
         return facts, problems  # a Markdown post: its front matter is not read twice
     fields, _, _ = read_markdown_front_matter(text)

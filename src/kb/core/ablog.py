@@ -37,6 +37,33 @@ def is_blog_post(env, docname: str) -> bool:
     return docname in getattr(env, "ablog_posts", {})
 
 
+def post_directives(document: nodes.document) -> list[nodes.Element]:
+    """The nodes of ablog's ``post`` directives in a document just parsed (before ablog's
+    transforms and handlers read them)."""
+    from ablog.post import PostNode
+
+    return list(document.findall(PostNode))
+
+
+#: The attribute that marks the paragraphs of a ``post`` directive's content: ablog's
+#: excerpt for that post, wherever in the post the directive stands.
+DIRECTIVE_EXCERPT = "kb_directive_excerpt"
+
+
+def mark_directive_excerpts(directives: list[nodes.Element]) -> None:
+    """Mark the paragraphs of each directive's content, which ablog moves into the page in
+    its place: the catalog takes them as the excerpt, as ablog does."""
+    for directive in directives:
+        for child in directive.children:
+            if isinstance(child, nodes.paragraph):
+                child[DIRECTIVE_EXCERPT] = True
+
+
+def drop_post_option(node: nodes.Element, key: str) -> None:
+    """Forget one option of a ``post`` directive, as ablog leaves one that is not given."""
+    node[key] = None if key == "date" else []
+
+
 def post_record(env, docname: str) -> dict | None:
     """What ablog read from a post's front matter, as plain values; None for no post."""
     infos = getattr(env, "ablog_posts", {}).get(docname)

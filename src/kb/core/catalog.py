@@ -66,8 +66,10 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def _excerpt_source(doctree: nodes.document) -> nodes.paragraph | None:
-    """The first paragraph with text, images removed: an image never becomes the excerpt."""
-    for paragraph in doctree.findall(nodes.paragraph):
+    """The first paragraph with text, images removed: an image never becomes the excerpt.
+    A ``post`` directive's content comes first, wherever the directive stands (ablog's rule)."""
+    marked = [p for p in doctree.findall(nodes.paragraph) if p.get(ablog.DIRECTIVE_EXCERPT)]
+    for paragraph in marked or doctree.findall(nodes.paragraph):
         if isinstance(paragraph.parent, (nodes.field_body, nodes.docinfo)):
             continue
         copy = paragraph.deepcopy()

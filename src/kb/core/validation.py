@@ -71,8 +71,10 @@ class CheckPostSource(SphinxTransform):
     def apply(self) -> None:
         docname = self.env.docname
         docinfo = next(iter(self.document.findall(nodes.docinfo)), None)
-        if not _is_post(self.config, docname, docinfo):
+        directives = ablog.post_directives(self.document)
+        if not directives and not _is_post(self.config, docname, docinfo):
             return
+        ablog.mark_directive_excerpts(directives)
         path = Path(self.env.doc2path(docname))
         facts, problems = check_source(
             path.name, path.read_text(encoding="utf-8-sig"), _rules(self.config)
@@ -85,6 +87,8 @@ class CheckPostSource(SphinxTransform):
         for key in {p.key for p in errors if p.key in ABLOG_KEYS}:
             _drop_field(docinfo, key)
             self.env.metadata[docname].pop(key, None)
+            for directive in directives:
+                ablog.drop_post_option(directive, key)
         if errors and self.config.post_auto_orphan:
             # ablog may no longer see a post here (no title, unreadable front matter), and then
             # Sphinx would add "not in any toctree" to warnings that already say what to fix.

@@ -1,0 +1,245 @@
+"""The other forms in which ablog lets a file say it is a post: an rst field list at the top
+(``:blogpost: true``, ``:date: ...``) and ablog's ``post`` directive, in rst (``.. post::``)
+and in MyST (```` ```{post} ````), read into the same fields as YAML front matter so that
+every check of :mod:`.frontmatter` applies to them unchanged, at their own lines.
+
+A line scan, as :mod:`.postbody` is: ``kb check`` parses no file. The scan follows what
+docutils and MyST read: a field list counts only before the title or right after it (where
+docutils makes it the document's docinfo); a directive's options are its indented ``:key:``
+lines (rst) or the ``:key:`` lines or ``---`` block that open it (MyST); its date is its
+argument; its content is the excerpt.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .frontmatter import check_fields, check_post, parse_yaml
+from .messages import say
+from .model import Field, PostFacts, Problem, Rules
+from .postbody import BodyFacts, read_body
+
+_RST_FIELD = re.compile(r"^:(?P<key>[^:\s][^:]*):(?:[ \t]+(?P<value>.*))?$")
+_RST_COMMENT = re.compile(r"^\.\.(?:\s|$)(?!.*::)")
+_RST_DIRECTIVE = re.compile(r"^\.\. (?P<name>[\w:-]+)::[ \t]*(?P<argument>.*)$")
+_RST_OPTION = re.compile(r"^(?P<indent>[ \t]+):(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
+_MYST_POST = re.compile(r"^ {0,3}(?P<fence>`{3,}|:{3,})\{post\}[ \t]*(?P<argument>.*)$")
+_MYST_OPTION = re.compile(r"^:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
+_UNDERLINE = re.compile(r"""^([=\-`:'"~^_*+#<>.])\1*\s*$""")
+#: The post directive's flags: present means true.
+FLAGS = frozenset({"exclude", "nocomments"})
+#: Values that rst field lists write for a YAML ``true``.
+_TRUE = frozenset({"true", "yes", "on", "1"})
+
+
+def _field(key: str, value: str | None, line: int) -> Field:
+    text = (value or "").strip()
+    if key == "blogpost":
+        return Field(text.casefold() in _TRUE, line, text)
+    if key in FLAGS:
+        return Field(True, line, text)
+    return Field(text, line, text)
+
+
+# -- rst ------------------------------------------------------------------------------------------
+
+
+def rst_title(lines: list[str], start: int = 0) -> tuple[str, int]:
+    """The first section title at or after ``start`` (0-based) and its 0-based line, or
+    ("", -1): a line of text under (and maybe over) a line of one punctuation character."""
+    for number in range(start, len(lines) - 1):
+        text, under = lines[number].rstrip(), lines[number + 1].rstrip()
+        if not text.strip() or text[:1].isspace() or _UNDERLINE.match(text):
+            continue
+        if _UNDERLINE.match(under) and len(under) >= len(text.strip()):
+            return text.strip(), number
+    return "", -1
+
+
+def _skip_blank_and_comments(lines: list[str], number: int) -> int:
+    while number < len(lines):
+        line = lines[number]
+        if not line.strip():
+            number += 1
+        elif _RST_COMMENT.match(line):
+            number += 1
+            while number < len(lines) and (
+                not lines[number].strip() or lines[number][:1].isspace()
+            ):
+                number += 1
+        else:
+            break
+    return number
+
+
+def _rst_field_list(lines: list[str], number: int) -> tuple[dict[str, Field], int]:
+    """The field list that starts at ``number``, and the line after it."""
+    fields: dict[str, Field] = {}
+    while number < len(lines):
+        found = _RST_FIELD.match(lines[number])
+        if found is None:
+            break
+        key, value, line = found["key"].strip(), found["value"] or "", number + 1
+        number += 1
+        while number < len(lines) and lines[number][:1] in (" ", "\t") and lines[number].strip():
+            value += " " + lines[number].strip()  # a value continued on indented lines
+            number += 1
+        fields[key] = _field(key, value, line)
+    return fields, number
+
+
+def read_rst_fields(text: str) -> tuple[dict[str, Field], int]:
+    """The docinfo field list of an rst file (before its title, or right after it) and the
+    line (1-based) its body starts on."""
+    lines = text.split("\n")
+    first = _skip_blank_and_comments(lines, 0)
+    fields, after = _rst_field_list(lines, first)
+    if fields:
+        return fields, after + 1
+    title, at = rst_title(lines, first)
+    if title and at == first or (at == first + 1 and _UNDERLINE.match(lines[first])):
+        below = _skip_blank_and_comments(lines, at + 2)
+        fields, after = _rst_field_list(lines, below)
+        if fields:
+            return fields, after + 1
+    return {}, 1
+
+
+def read_rst_post_directive(text: str) -> tuple[dict[str, Field], str, int] | None:
+    """The first ``.. post::`` directive's fields (its argument as ``date``), its content, and
+    the line (1-based) it starts on; None without one."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        found = _RST_DIRECTIVE.match(line)
+        if found is None or found["name"] != "post":
+            continue
+        fields = {}
+        if found["argument"].strip():
+            fields["date"] = _field("date", found["argument"], number + 1)
+        body, position = [], number + 1
+        while position < len(lines):
+            option = _RST_OPTION.match(lines[position])
+            if option is None:
+                break
+            fields[option["key"]] = _field(option["key"], option["value"], position + 1)
+            position += 1
+        while position < len(lines) and (
+            not lines[position].strip() or lines[position][:1].isspace()
+        ):
+            body.append(lines[position].strip())
+            position += 1
+        return fields, "\n".join(body).strip(), number + 1
+    return None
+
+
+def read_rst_body(text: str, fields: dict[str, Field]) -> BodyFacts:
+    """The title of an rst post, and whether it has a paragraph for the excerpt."""
+    lines = text.split("\n")
+    title, at = rst_title(lines)
+    facts = BodyFacts(title=title, title_line=at + 1 if title else 0)
+    field_lines = {item.line for item in fields.values()}
+    for number in range(max(at + 2, 0), len(lines)):
+        line = lines[number]
+        if number + 1 in field_lines or not line.strip() or line[:1].isspace():
+            continue
+        if line.startswith(".. ") or _RST_FIELD.match(line) or _UNDERLINE.match(line):
+            continue
+        if number + 1 < len(lines) and _UNDERLINE.match(lines[number + 1]):
+            continue  # a later section's title
+        facts.has_paragraph = True
+        break
+    return facts
+
+
+# -- MyST -----------------------------------------------------------------------------------------
+
+
+def read_myst_post_directive(text: str):
+    """The first ```` ```{post} ```` directive's ``:key:`` options (its argument as
+    ``date``), whether it has content (the excerpt), the line (1-based) it starts on, and the
+    1-based lines of a ``---`` block of YAML options between its first and last line (or
+    None); None without one."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        found = _MYST_POST.match(line)
+        if found is None:
+            continue
+        fence = found["fence"]
+        fields = {}
+        if found["argument"].strip():
+            fields["date"] = _field("date", found["argument"], number + 1)
+        position, block = number + 1, None
+        if position < len(lines) and lines[position].strip() == "---":
+            end = next(
+                (i for i in range(position + 1, len(lines)) if lines[i].strip() == "---"), None
+            )
+            if end is not None:
+                block, position = (position + 2, end + 1), end + 1
+        while position < len(lines):
+            option = _MYST_OPTION.match(lines[position].strip())
+            if option is None:
+                break
+            fields[option["key"]] = _field(option["key"], option["value"], position + 1)
+            position += 1
+        content = False
+        while position < len(lines):
+            closing = lines[position].strip()
+            if closing and set(closing) == {fence[0]} and len(closing) >= len(fence):
+                break
+            content = content or bool(closing)
+            position += 1
+        return fields, content, number + 1, block
+    return None
+
+
+def with_title(body: BodyFacts, fields: dict[str, Field]) -> BodyFacts:
+    """The directive's ``:title:``, when it gives one, is the post's title."""
+    title = fields.get("title")
+    if title is None or not str(title.value).strip():
+        return body
+    return replace(body, title=str(title.value).strip(), title_line=title.line)
+
+
+# -- One entry for every text form -----------------------------------------------------------
+
+
+def check_text_post(path: str, text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
+    """Check a post written as text, in whichever form ablog would read it."""
+    if path.endswith(".rst"):
+        return _check_rst(text, rules)
+    if not text.lstrip("\ufeff").startswith("---"):
+        directive = read_myst_post_directive(text)
+        if directive is not None:
+            return _check_myst_directive(text, directive, rules)
+    return check_post(text, rules)
+
+
+def _check_rst(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
+    fields, body_line = read_rst_fields(text)
+    excerpt = ""
+    directive = read_rst_post_directive(text)
+    if directive is not None:
+        # ablog prefers the directive when a file has both: so do the checks.
+        fields, excerpt, body_line = directive
+    if not fields:
+        return PostFacts(), [Problem(1, say("no_front_matter_rst"))]
+    body = read_rst_body(text, fields)
+    if excerpt:
+        body = replace(body, has_paragraph=True)
+    return check_fields(fields, with_title(body, fields), body_line, rules)
+
+
+def _check_myst_directive(text: str, directive, rules: Rules) -> tuple[PostFacts, list[Problem]]:
+    fields, has_content, line, block = directive
+    problems: list[Problem] = []
+    lines = text.split("\n")
+    if block is not None:  # options as a --- block of YAML: read as front matter is
+        first, last = block
+        parsed, problems = parse_yaml("\n".join(lines[first - 1 : last - 1]), first_line=first)
+        fields = {**fields, **parsed}
+        lines[first - 2 : last] = [""] * (last - first + 2)  # never a heading or a paragraph
+    body = read_body("\n".join(lines), 1)
+    if has_content:
+        body = replace(body, has_paragraph=True)
+    return check_fields(fields, with_title(body, fields), line, rules, problems)
