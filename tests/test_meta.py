@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,29 @@ def test_a_long_description_is_cut_as_previews_show_it(make_app, tmp_path):
     assert description.startswith(cut[:-1]) and description[len(cut) - 1] == " "
     # Listings and feeds keep the whole description.
     assert soup(app.outdir / "blog.html").find(string=lambda text: description in text)
+
+
+def test_a_byline_in_raw_html_is_plain_text_and_an_authors_description_is_the_only_one(
+    make_app, tmp_path
+):
+    """A migrated blog's habits: a first paragraph that is a styled byline, and
+    ``html_meta`` descriptions of its own. Excerpts carry no markup, and a page has one
+    ``<meta name="description">``."""
+    srcdir = copy_root("meta", tmp_path / "site")
+    byline = '<span style="color: gray">By Ada, GPU team</span>'
+    write_post(srcdir, "posts/byline.md", "A byline", "2024-04-02", body=byline)
+    own = 'myst:\n  html_meta:\n    description: "The author\'s own words."\n'
+    write_post(srcdir, "posts/own.md", "Own words", "2024-04-03", extra=own)
+    app = build(make_app, srcdir)
+    assert app.warning.getvalue() == ""
+    tags = head_meta(soup(app.outdir / "posts/byline.html"))
+    assert tags["description"] == tags["og:description"] == ["By Ada, GPU team"]
+    feed = (app.outdir / "feeds/feed.json").read_text(encoding="utf-8")
+    item = next(i for i in json.loads(feed)["items"] if i["title"] == "A byline")
+    assert item["summary"] == "By Ada, GPU team"
+    tags = head_meta(soup(app.outdir / "posts/own.html"))
+    assert tags["description"] == ["The author's own words."]
+    assert tags["og:description"] == ["First paragraph of Own words, the excerpt."]
 
 
 def test_generated_pages_get_basic_tags(built):

@@ -25,6 +25,7 @@ from . import ablog
 from .compat import detach
 from .drafts import publish_cutoff
 from .fragments import render_excerpt
+from .html import reader_text
 from .posts import KINDS, Catalog, Collection, Label, Post, Series, reading_order
 
 
@@ -230,7 +231,7 @@ def _excerpt_text(raw: dict) -> str:
     if "excerpt_text" in raw:
         return raw["excerpt_text"]
     paragraph = _excerpt_paragraph(raw)
-    return paragraph.astext() if paragraph is not None else ""
+    return reader_text(paragraph) if paragraph is not None else ""
 
 
 def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
+from docutils import nodes
+
 #: The attributes that make a scrolling block reachable by keyboard and announced (axe's
 #: ``scrollable-region-focusable``): code blocks, wide tables, display math, the BibTeX entry.
 FOCUSABLE = 'tabindex="0" role="group" aria-label="{label}"'
@@ -12,3 +14,18 @@ FOCUSABLE = 'tabindex="0" role="group" aria-label="{label}"'
 def focusable(label: str) -> str:
     """The attributes of a focusable scrolling block named ``label``, for a start tag."""
     return FOCUSABLE.format(label=escape(" ".join(label.split()), quote=True))
+
+
+def reader_text(node: nodes.Node) -> str:
+    """The text a reader sees of ``node``: raw HTML, comments and system messages left out,
+    so an excerpt or a description never carries markup (``<span style=...>By Ada</span>``
+    is "By Ada")."""
+    hidden = (nodes.raw, nodes.comment, nodes.system_message)
+    parts = []
+    for text in node.findall(nodes.Text):
+        parent = text.parent
+        while parent is not None and not isinstance(parent, hidden) and parent is not node:
+            parent = parent.parent
+        if not isinstance(parent, hidden):
+            parts.append(text.astext())
+    return "".join(parts)

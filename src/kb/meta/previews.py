@@ -24,6 +24,7 @@ from sphinx.util import logging
 
 from ..core import paths
 from ..core.catalog import get_catalog, has_catalog
+from ..core.html import reader_text
 from ..core.posts import Catalog, Post
 from ..core.urls import site_url
 
@@ -134,8 +135,10 @@ def og_tags(
     og_type: str,
     image: str,
     image_alt: str,
+    named: bool = True,
 ) -> str:
-    """Open Graph and Twitter tags of one page; every URL absolute."""
+    """Open Graph and Twitter tags of one page; every URL absolute. ``named``: with the
+    ``<meta name="description">`` too."""
     tags = [
         _tag("property", "og:title", title),
         _tag("property", "og:type", og_type),
@@ -144,7 +147,8 @@ def og_tags(
     ]
     if description:
         tags.append(_tag("property", "og:description", description))
-        tags.append(_tag("name", "description", description))
+        if named:
+            tags.append(_tag("name", "description", description))
     if image:
         tags.append(_tag("property", "og:image", image))
         if image_alt:
@@ -160,13 +164,13 @@ def site_card(app: Sphinx) -> str:
     return image
 
 
-def post_tags(app: Sphinx, pagename: str, post: Post) -> str:
+def post_tags(app: Sphinx, pagename: str, post: Post, named: bool = True) -> str:
     """A post's card: its excerpt (as previews show it) and image, plus ``article:*`` tags."""
     image = image_url(app, post)
     own = post.image and (urlparse(post.image).scheme or allowed_image_path(app, post))
     alt = post.title if own else app.kb_config.og_image_alt
     description = preview_text(post.excerpt_text)
-    tags = [og_tags(app, pagename, post.title, description, "article", image, alt)]
+    tags = [og_tags(app, pagename, post.title, description, "article", image, alt, named)]
     tags.append(_tag("property", "article:published_time", post.date.date().isoformat()))
     if post.updated > post.date:
         tags.append(_tag("property", "article:modified_time", post.updated.date().isoformat()))
@@ -197,7 +201,7 @@ def preview_text(text: str) -> str:
 def page_description(doctree) -> str:
     """A page's first paragraph, as previews show it."""
     for paragraph in doctree.findall(nodes.paragraph):
-        text = preview_text(paragraph.astext())
+        text = preview_text(reader_text(paragraph))
         if text:
             return text
     return ""
@@ -213,16 +217,23 @@ def _social_page_context(app: Sphinx, pagename, templatename, context, doctree) 
     if app.builder.format != "html" or _is_excluded_page(app, pagename, templatename, context):
         return
     post = get_catalog(app).by_docname(pagename) if has_catalog(app) else None
+    # An author's own description (MyST's html_meta, rst's meta directive) is already in the
+    # head: one description a page.
+    named = doctree is None or not _author_description(doctree)
     if post is not None:
-        tags = post_tags(app, pagename, post)
+        tags = post_tags(app, pagename, post, named)
     elif context.get("title"):
         title = Markup(str(context.get("kb_title") or context["title"])).striptags()
         description = page_description(doctree) if doctree is not None else ""
         image, alt = site_card(app), app.kb_config.og_image_alt
-        tags = og_tags(app, pagename, title, description, "website", image, alt)
+        tags = og_tags(app, pagename, title, description, "website", image, alt, named)
     else:
         return
     context["metatags"] = context.get("metatags", "") + tags
+
+
+def _author_description(doctree) -> bool:
+    return any(meta.get("name") == "description" for meta in doctree.findall(nodes.meta))
 
 
 # docutils' HTML5 writer adds its own viewport tag to the page's meta tags, and Sphinx passes it
