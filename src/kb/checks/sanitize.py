@@ -371,6 +371,28 @@ def _parse(html: str) -> tuple[list[_Element], list[tuple[str, int]]]:
     return elements, comments
 
 
+#: The attributes whose URL a browser loads as the element's own content.
+LOADED_URLS = {
+    "img": ("src",),
+    "source": ("src",),
+    "video": ("src", "poster"),
+    "audio": ("src",),
+    "track": ("src",),
+}
+
+
+def local_files(html: str) -> list[tuple[str, str, str, int]]:
+    """``(tag, attribute, url, line)`` of each URL in ``html`` that a browser would load as
+    content from beside the page: no scheme, no host, not only a fragment."""
+    found = []
+    for element in _parse(html)[0]:
+        for attribute in LOADED_URLS.get(element.tag, ()):
+            url = element.attrs.get(attribute, "").strip()
+            if url and not url.startswith(("#", "/")) and not scheme_of(url) and not host_of(url):
+                found.append((element.tag, attribute, url, element.line))
+    return found
+
+
 def _children(node) -> list:
     content = getattr(node, "template_content", None)
     inside = list(content.children or ()) if content is not None else []

@@ -21,14 +21,18 @@ framed), ``kb_allow_raw_scripts = True`` lets posts run scripts: the sanitizer t
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+import os
+import posixpath
+from urllib.parse import unquote, urlsplit
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
+from sphinx.util.osutil import relative_uri
 
 from ..checks.rawhtml import Policy, describe, host_of, problems, remote_image_message, sanitize
-from ..checks.sanitize import SANITIZED
+from ..checks.sanitize import SANITIZED, local_files
+from ..core import paths
 from ..core.paths import read_again
 from ..core.urls import site_url
 
@@ -61,6 +65,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         result = sanitize(raw.astext(), policy)
         raw.children[:] = [nodes.Text(result.html)]
         raw[SANITIZED] = True
+        _note_local_files(app, raw, result.html)
         if not result.drops:
             continue
         source, line = _line(raw)
@@ -83,6 +88,70 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             read_again(app.env)
 
 
+# -- Files beside the post that raw HTML shows --------------------------------------------------
+
+NOT_A_FILE = paths.Refusal(
+    "is not a file of the repository", "put the file next to the post, or correct the path"
+)
+#: On a raw node: the local URLs of its HTML and the source file each names.
+LOCAL_FILES = "kb_local_files"
+
+
+def _note_local_files(app: Sphinx, raw: nodes.raw, html: str) -> None:
+    """A file beside the post that raw HTML shows (``<img src="images/x.png">``) is checked as
+    a Markdown image is, and copied to ``_images/`` as Sphinx copies one; its URL is pointed at
+    the copy when the page is written (:func:`_point_at_copies`)."""
+    env, files = app.env, {}
+    source, first = _line(raw)
+    source = source or env.doc2path(env.docname)
+    for tag, attribute, url, line in local_files(html):
+        shown = unquote(urlsplit(url).path)
+        if not shown or url in files:
+            continue
+        path = paths.named_path(env, shown)
+        picture = tag == "img" or attribute == "poster"
+        label = "image" if picture else tag
+        rules = {"suffixes": paths.IMAGE_SUFFIXES, "kind": "an image"} if picture else {}
+        where = f"{source}:{first + line - 1}" if first else str(source)
+        if not os.path.lexists(path):
+            paths.warn(label, shown, NOT_A_FILE, where, reading=env)
+        elif paths.check(env, label, shown, path, where, **rules):
+            relpath = os.path.relpath(path, env.srcdir).replace(os.sep, "/")
+            env.images.add_file(env.docname, relpath)
+            env.note_dependency(str(path))
+            files[url] = relpath
+    if files:
+        raw[LOCAL_FILES] = files
+
+
+def _point_at_copies(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    images = getattr(app.builder, "images", None)
+    if images is None:
+        return  # a builder that copies no images (LaTeX copies its own from nodes.image)
+    folder = relative_uri(app.builder.get_target_uri(docname), app.builder.imagedir)
+    for raw in doctree.findall(nodes.raw):
+        files = raw.get(LOCAL_FILES)
+        if not files:
+            continue
+        html = raw.astext()
+        for url, relpath in files.items():
+            if relpath not in app.env.images:
+                continue
+            name = app.env.images[relpath][1]
+            images[relpath] = name
+            copy = posixpath.join(folder, name)
+            for attribute in ("src", "poster"):
+                html = html.replace(f'{attribute}="{_attr(url)}"', f'{attribute}="{_attr(copy)}"')
+        raw.children[:] = [nodes.Text(html)]
+
+
+def _attr(value: str) -> str:
+    # As html5ever (nh3) writes an attribute's value.
+    return value.replace("&", "&amp;").replace("\u00a0", "&nbsp;").replace('"', "&quot;")
+
+
 def setup_rawhtml(app: Sphinx) -> None:
-    # Before ablog (500) and the catalog (600) keep the post's excerpt.
+    # Before ablog (500) and the catalog (600) keep the post's excerpt; before Sphinx's image
+    # collector (500), which clears a document's images when it is read again.
     app.connect("doctree-read", _doctree_read, priority=400)
+    app.connect("doctree-resolved", _point_at_copies)
