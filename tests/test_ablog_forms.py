@@ -86,3 +86,43 @@ def test_an_rst_post_without_fields_says_how_to_write_them(tmp_path) -> None:
          "`:blogpost: true`, `:date: YYYY-MM-DD` and the other keys, one per line, before its "
          "title (or a `.. post:: YYYY-MM-DD` directive with them as options)"),
     ]  # fmt: skip
+
+
+LABELS = """---
+orphan: true
+---
+
+# Links
+
+- {ref}`blog-posts`, {ref}`blog-archives`, {ref}`blog-tags`, {ref}`blog-categories`
+- {ref}`blog-authors`, {ref}`tag-ablog`, {ref}`author-nabil`, {ref}`category-manual`
+- {ref}`blog-feed`
+- {ref}`blog-drafts`
+- {ref}`The places <blog-locations>`
+"""
+
+
+def test_ablogs_labels_lead_to_pages_that_exist_or_warn(tmp_path) -> None:
+    site = copy_root("ablogforms", tmp_path / "site")
+    (site / "links.md").write_text(LABELS, encoding="utf-8")
+    app, warnings = build(site)
+    outdir = Path(app.outdir)
+    page = soup(outdir / "links.html")
+    links = {a.get_text(): a["href"] for a in page.select("article a.reference")}
+    assert {text: (outdir / href).is_file() for text, href in links.items()} == {
+        "Posts": True,
+        "Archives": True,
+        "Tags": True,
+        "Categories": True,
+        "Authors": True,
+        "ablog": True,
+        "Nabil Kakeh": True,
+        "Manual": True,
+        "Ablog Forms Feed": True,
+    }
+    assert links["Ablog Forms Feed"] == "feeds/atom.xml"
+    assert [(path, line, message.split(":")[1].strip()) for path, line, message, _ in warnings] == [
+        ("links.md", 10, "'blog-drafts' is a page of ablog's that this site does not have"),
+        ("links.md", 11, "'blog-locations' is a page of ablog's that this site does not have"),
+    ]
+    assert "The places" in page.get_text() and "Drafts" in page.get_text()

@@ -88,6 +88,7 @@ def setup(app: Sphinx) -> dict:
     pages.setup_glossary(app)
     pages.setup_listings(app)
     pages.setup_redirects(app)
+    pages.setup_ablogrefs(app)
     pages.setup_datasets(app)
     pages.setup_benchmarks(app)
     pages.setup_sidebars(app)

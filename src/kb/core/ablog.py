@@ -64,6 +64,15 @@ def drop_post_option(node: nodes.Element, key: str) -> None:
     node[key] = None if key == "date" else []
 
 
+def reference_page(app: Sphinx, target: str) -> tuple[str, str] | None:
+    """The docname ablog's label ``target`` (``blog-tags``, ``tag-gemm``, ``blog-feed`` …)
+    leads to, as ablog resolves it, and the title it shows; None for no label of ablog's."""
+    from ablog.blog import Blog
+
+    found = Blog(app).references.get(target)
+    return (str(found[0]), str(found[1])) if found else None
+
+
 def post_record(env, docname: str) -> dict | None:
     """What ablog read from a post's front matter, as plain values; None for no post."""
     infos = getattr(env, "ablog_posts", {}).get(docname)

@@ -6,6 +6,7 @@ with ``data/benchmarks.json``; the navigation tree, rendered once per folder.
 Each reads the catalog; :mod:`.entries` is the one layout of a listed post they share.
 """
 
+from .ablogrefs import setup_ablogrefs
 from .backlinks import setup_backlinks
 from .benchmarks import setup_benchmarks
 from .citation import setup_citation
@@ -21,6 +22,7 @@ from .series import setup_series
 from .sidebars import setup_sidebars
 
 __all__ = [
+    "setup_ablogrefs",
     "setup_backlinks",
     "setup_evergreen",
     "setup_glossary",
