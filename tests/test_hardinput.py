@@ -604,12 +604,15 @@ def test_what_myst_cannot_read():
     assert unreadable_front_matter("---\n---\n") == range(1, 1)
 
 
-def test_empty_front_matter_is_no_date():
-    _, problems = check_post("---\n---\n\n# T\n\nText.\n", RULES)
-    assert [(p.line, p.message.split(":")[0]) for p in problems] == [(1, "no date")]
+def test_empty_front_matter_is_an_undated_draft():
+    facts, problems = check_post("---\n---\n\n# T\n\nText.\n", RULES)
+    assert [(p.line, p.message.split(":")[0], p.level) for p in problems] == [
+        (1, "undated", "draft")
+    ]
+    assert facts.undated
     _, problems = check_post("---\n---\n\nNo title.\n", RULES)
     found = [(p.line, p.message.split(":")[0]) for p in problems]
-    assert found == [(1, "no date"), (3, "no title")]
+    assert found == [(1, "undated"), (3, "no title")]
 
 
 def test_unicode_names():

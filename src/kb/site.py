@@ -25,6 +25,7 @@ from .checks.frontmatter import PostFacts, Problem, Rules, decode_source
 from .checks.glossary import glossary_entries, unknown_terms
 from .checks.ignored import ignored_sources
 from .checks.messages import say
+from .checks.namedfiles import NamedFiles
 from .checks.notebook import check_source, is_ipynb, read_ipynb
 from .checks.oldaddresses import read_old_addresses_file, site_problems
 from .checks.outputs import output_problems
@@ -271,13 +272,14 @@ def notebook_output_problems(text: str, policy: Policy) -> list[Problem]:
 
 
 def scheduled_posts(facts: dict[str, PostFacts], today: date | None) -> dict[str, str]:
-    """Docname -> day of the posts dated after ``today`` (none when ``today`` is None)."""
+    """Docname -> day of the posts dated after ``today`` (none when ``today`` is None), and
+    of the undated ones (an empty day): the drafts that the build leaves out."""
     if today is None:
         return {}
     return {
         posixpath.splitext(relpath)[0]: post.date
         for relpath, post in facts.items()
-        if post.date and date.fromisoformat(post.date) > today
+        if post.undated or (post.date and date.fromisoformat(post.date) > today)
     }
 
 
@@ -339,13 +341,20 @@ def check_files(
         if is_ipynb(relpath):  # its stored outputs, as the build judges them when it reads it
             problems += notebook_output_problems(text, site.output_policy)
         if not is_ipynb(relpath):  # a notebook's raw HTML is found by the build, in its cells
+            # The images and raw HTML files it names, judged as the build judges them.
+            files = NamedFiles(site.root, relpath, site.max_file_bytes)
+            rst = relpath.endswith(".rst")
             problems += markdown_problems(
                 text,
                 site.raw_html_hosts,
                 site.allow_raw_scripts,
                 myst_extensions=site.conf.get("myst_enable_extensions", ()),
                 own_host=site.own_host,
+                files=None if rst else files,
             )
+            if rst:
+                files.rst(text)
+            problems += files.problems
         found += [(relpath, problem) for problem in problems]
     scheduled = scheduled_posts(facts, today)  # the build leaves them out, as here
     across = check_site(

@@ -102,6 +102,22 @@ EXAMPLES: dict[str, Example] = {
         fix_source="---\n...\n---\n\n# FP8 GEMM on Hopper\n\nFP8 on Hopper...",
         line=9,
     ),
+    "section_post": _ex(
+        source="Second Part\n-----------\n\n.. post:: 2026-03-20\n   :category: Article",
+        fix="Move the section, with its `post` directive, to a file of its own "
+        "(posts/2026/second-part.rst), and link the two posts.",
+        line=24,
+    ),
+    "excerpt_not_count": _ex(
+        {"shown": "first paragraph"},
+        source="excerpt: first paragraph",
+        fix_source='description: "How we reached 1.2 PFLOP/s with FP8 on H200."',
+    ),
+    "image_not_count": _ex(
+        {"shown": "images/roofline.png"},
+        source="image: images/roofline.png",
+        fix_source="og:image: images/roofline.png",
+    ),
     "no_excerpt": _ex(
         source="# FP8 GEMM on Hopper\n\n```cuda\n...",
         fix_source='description: "How we reached 1.2 PFLOP/s with FP8 on H200."',
@@ -112,6 +128,8 @@ EXAMPLES: dict[str, Example] = {
         source="---\nblogpost: true\ncategory: Article\n---",
         fix_source="---\nblogpost: true\ndate: 2026-03-14\ncategory: Article\n---",
         line=1,
+        fix="Nothing, if the post is not ready: it is a draft until it has a date (kb serve "
+        "--drafts previews it). kb check --strict makes it an error.",
     ),
     "empty_date": _ex({"key": "date"}, source="date:", fix_source="date: 2026-03-14"),
     "not_a_day": _ex(
@@ -378,6 +396,12 @@ EXAMPLES: dict[str, Example] = {
         fix="Add the link once that post is out, or date this post on or after it.",
         line=17,
     ),
+    "undated_link": _ex(
+        {"shown": "/posts/2026/fp4.md"},
+        source="See [the FP4 post](/posts/2026/fp4.md).",
+        fix="Add the link once that post has a date and is out.",
+        line=17,
+    ),
     "missing_link": _ex(
         {
             "shown": "/posts/2025/cutlass-gemm-pipeline.md",
@@ -497,4 +521,24 @@ EXAMPLES: dict[str, Example] = {
         fix="Put the folder itself in the repository instead of the link.", where="posts/2026"
     ),
     "folder_link_loop": _ex(fix="Remove the link.", where="posts/2026/loop", line=1),
+    # Files a post names
+    "path_refused": _ex(
+        {
+            "place": "image:",
+            "path": "'images/roofline.png'",
+            "reason": "is not a file of the repository",
+            "advice": "put the file next to the post, or correct the path",
+        },
+        source="![The roofline](images/roofline.png)",
+        fix="Put roofline.png in posts/2026/images/, or correct the path (it is relative to "
+        "the post; a path starting with / starts at the site root).",
+        line=12,
+    ),
+    # Headings
+    "heading_start": _ex(
+        {"marks": "##", "level": 2, "levels": "one level", "deeper": "###"},
+        source="## FP8 GEMM on Hopper\n\n### The mainloop",
+        fix_source="# FP8 GEMM on Hopper\n\n## The mainloop",
+        line=9,
+    ),
 }

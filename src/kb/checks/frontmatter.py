@@ -42,6 +42,7 @@ KNOWN_KEYS = (
 #: anywhere with): the build drops them after reporting.
 ABLOG_KEYS = frozenset(
     {"date", "category", "author", "tags", "nocomments", "external_link", "redirect"}
+    | {"excerpt", "image"}
 )
 
 #: MyST reads front matter with PyYAML's own parser (``yaml.safe_load``). libyaml's is ten times
@@ -351,7 +352,8 @@ def _check_typo(item: Field, rules: Rules, key: str) -> list[str]:
 
 def _check_date(item: Field | None, rules: Rules, facts: PostFacts) -> list[Problem]:
     if item is None:
-        return [Problem(1, say("no_date"), "date")]
+        facts.undated = True
+        return [Problem(1, say("no_date"), "date", "draft")]
     errors = date_errors(item, date_format=rules.date_format)
     if errors:
         return [Problem(item.line, errors[0], "date")]
@@ -406,6 +408,15 @@ def _check_series(fields: dict[str, Field], facts: PostFacts) -> list[Problem]:
     return problems
 
 
+def _check_count(item: Field, rules: Rules, key: str) -> list[str]:
+    """ablog's ``excerpt`` and ``image`` are numbers (paragraphs, which picture): it crashes
+    on anything else, such as the path that ``image`` means on other blogs."""
+    value = item.value
+    if (type(value) is int and value >= 0) or (isinstance(value, str) and value.strip().isdigit()):
+        return []
+    return [say(f"{key}_not_count", shown=item.shown.strip())]
+
+
 _KEY_CHECKS = {
     "blogpost": _check_blogpost,
     "category": _check_names,
@@ -415,6 +426,8 @@ _KEY_CHECKS = {
     "redirect": _check_redirect,
     "description": _check_description,
     "nocomments": _check_nocomments,
+    "excerpt": _check_count,
+    "image": _check_count,
     "updated": lambda item, rules, key: date_errors(item, key, rules.date_format),
     "date": lambda item, rules, key: [],  # with the scheduled test, in _check_date
 }

@@ -43,11 +43,20 @@ MESSAGES = {
     # The body
     "no_title": "no title: add a `# Title` heading after the front matter; without one ablog "
     "silently leaves the post out",
+    "section_post": "a second `post` directive: ablog would post this section on its own, "
+    "but a post here is a file (its page, feeds, search and related posts): move the section "
+    "to a file of its own under posts/, with this directive",
+    "excerpt_not_count": "excerpt {shown} is not a number: ablog's `excerpt` is how many "
+    "paragraphs the excerpt takes (`excerpt: 2`); for an excerpt of your own words write "
+    "`description: ...`",
+    "image_not_count": "image {shown} is not a number: ablog's `image` is which picture of the "
+    "post its excerpt shows (`image: 1` for the first); for the post's card image write "
+    "`og:image: {shown}`",
     "no_excerpt": "no excerpt: add `description: ...` (one or two sentences) to the front matter, "
     "or a paragraph after the title; listings and feeds show it",
     # Dates
-    "no_date": "no date: add a line `date: YYYY-MM-DD` to the front matter; without one ablog "
-    "keeps the post as a draft that never appears",
+    "no_date": "undated: a post without a date is a draft (as in ablog), kept off the site and "
+    "previewed by kb serve --drafts; add a line `date: YYYY-MM-DD` to publish it",
     "empty_date": "{key} is empty: write it as YYYY-MM-DD, e.g. `{key}: 2025-03-14`",
     "not_a_day": "{key} {shown} is not a real day ({reason}): write a date that exists, "
     "e.g. `{key}: 2025-03-14`",
@@ -148,6 +157,8 @@ MESSAGES = {
     "file; delete this one, or rename it",
     "draft_link": "links to {shown}, a draft dated {day}: it is not on the site until then, so "
     "the link would be broken; add the link once that post is out, or date this post later",
+    "undated_link": "links to {shown}, an undated draft: it is not on the site until it has a "
+    "date, so the link would be broken; add the link once that post is out",
     "missing_link": "links to {shown}, which does not exist{hint}: fix the path; a path starting "
     "with / starts at the site root",
     # Pages and the glossary (checks/pages.py, checks/glossary.py, core/finding.py)
@@ -202,6 +213,13 @@ MESSAGES = {
     "nothing under it is read: put the folder itself here instead of the link",
     "folder_link_loop": "this folder is a symbolic link to a folder that holds it (a loop), "
     "which would be walked forever, and nothing under it is read: remove the link",
+    # Files a post names (checks/namedfiles.py, core/paths.py): {place} is the directive, role
+    # or field (`image:`, `include:`, `csv-table: :file:`), {reason} and {advice} the rule's
+    "path_refused": "{place} {path} {reason}; {advice}",
+    # Headings (checks/postbody.py)
+    "heading_start": "headings start at `{marks}` (H{level}), not `#`: the title of a post or "
+    "page is its `#` heading, and MyST warns at every `{marks}` until there is one; write the "
+    "first heading as `# Title` and raise the others {levels} (`{deeper}` becomes `##`)",
 }
 
 

@@ -23,7 +23,8 @@ class Problem:
     line: int
     message: str
     key: str = ""  # the front-matter key at fault, if any
-    level: str = "error"  # or "scheduled" (a future date) or "warning": reported, no error
+    level: str = "error"  # or "scheduled" (a future date), "draft" (no date) or "warning":
+    # reported, no error
     subject: str = ""  # the value at fault, when the key holds several (one old address)
 
     @property
@@ -54,6 +55,7 @@ class PostFacts:
     title: str = ""
     title_line: int = 1
     date: str = ""  # YYYY-MM-DD when valid: of two clashing posts, the older keeps its claim
+    undated: bool = False  # no date at all: a draft, as ablog keeps one (never on the site)
     tags: list[str] = field(default_factory=list)
     tags_line: int = 1
     series: str = ""

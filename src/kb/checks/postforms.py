@@ -26,6 +26,7 @@ _RST_DIRECTIVE = re.compile(r"^\.\. (?P<name>[\w:-]+)::[ \t]*(?P<argument>.*)$")
 _RST_OPTION = re.compile(r"^(?P<indent>[ \t]+):(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
 _MYST_POST = re.compile(r"^ {0,3}(?P<fence>`{3,}|:{3,})\{post\}[ \t]*(?P<argument>.*)$")
 _MYST_OPTION = re.compile(r"^:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
+_FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})")
 _UNDERLINE = re.compile(r"""^([=\-`:'"~^_*+#<>.])\1*\s*$""")
 #: The post directive's flags: present means true.
 FLAGS = frozenset({"exclude", "nocomments"})
@@ -201,12 +202,50 @@ def with_title(body: BodyFacts, fields: dict[str, Field]) -> BodyFacts:
     return replace(body, title=str(title.value).strip(), title_line=title.line)
 
 
+def post_directive_lines(text: str, rst: bool) -> list[int]:
+    """The 1-based lines on which a ``post`` directive starts (``.. post::`` in rst,
+    ```` ```{post} ```` or ``:::{post}`` in MyST), outside MyST code fences."""
+    if rst:
+        return [
+            number
+            for number, line in enumerate(text.split("\n"), 1)
+            if (found := _RST_DIRECTIVE.match(line)) is not None and found["name"] == "post"
+        ]
+    found, fence = [], ""
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if fence:  # inside a code block or a directive: only its closing fence counts
+            if stripped.startswith(fence) and not stripped.lstrip(fence[0]).strip():
+                fence = ""
+            continue
+        opening = _MYST_POST.match(line)
+        if opening is not None:
+            found.append(number)
+        marker = _FENCE.match(stripped)
+        if marker is not None:
+            fence = marker[1]
+    return found
+
+
+def _section_posts(text: str, rst: bool) -> list[Problem]:
+    """A second ``post`` directive in one file: ablog posts that section on its own. Here a
+    post is a file (its page, feeds, search and related posts are per page), so it is
+    refused at its line with the fix, and the file stays one post."""
+    return [Problem(line, say("section_post")) for line in post_directive_lines(text, rst)[1:]]
+
+
 # -- One entry for every text form -----------------------------------------------------------
 
 
 def check_text_post(path: str, text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
     """Check a post written as text, in whichever form ablog would read it."""
-    if path.endswith(".rst"):
+    rst = path.endswith(".rst")
+    facts, problems = _check_text_post(rst, text, rules)
+    return facts, sorted([*problems, *_section_posts(text, rst)], key=lambda p: p.line)
+
+
+def _check_text_post(rst: bool, text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
+    if rst:
         return _check_rst(text, rules)
     if not text.lstrip("\ufeff").startswith("---"):
         directive = read_myst_post_directive(text)

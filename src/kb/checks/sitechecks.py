@@ -233,7 +233,12 @@ def _check_links(posts, exists, scheduled, report, pages) -> None:
                 continue
             shown = f"{{doc}}`{target[5:]}`" if target.startswith("{doc}") else target
             if docname in scheduled and linker not in scheduled:
-                message = say("draft_link", shown=shown, day=scheduled[docname])
+                day = scheduled[docname]
+                message = (
+                    say("draft_link", shown=shown, day=day)
+                    if day
+                    else say("undated_link", shown=shown)
+                )
                 report(path, line, message, "link", docname)
                 continue
             if exists is None or docname in scheduled or exists(docname):

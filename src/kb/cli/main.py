@@ -269,15 +269,18 @@ def cmd_check(args: argparse.Namespace, site: Site) -> int:
     pages = [path for path in site.page_paths() if site.relpath(path).startswith("pages/")]
     targets = _expand(args.paths) if args.paths else [*site.post_paths(), *pages]
     problems = check_files(site, targets, today=today_utc())
-    errors = scheduled = warnings = 0
+    errors = scheduled = undated = warnings = 0
     for relpath, problem in problems:
         errors += problem.is_error or args.strict
         scheduled += problem.level == "scheduled"
+        undated += problem.level == "draft"
         warnings += problem.level == "warning"
         print(f"{_shown(site.root / relpath)}:{problem.line}: {problem.message}")
     verdict = f"{errors} error(s)" if errors else "no errors"
     if scheduled:
         verdict += f", {scheduled} scheduled post(s)"
+    if undated:
+        verdict += f", {undated} undated draft(s)"
     if warnings:
         verdict += f", {warnings} warning(s)"
     counted = (

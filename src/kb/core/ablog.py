@@ -50,18 +50,56 @@ def post_directives(document: nodes.document) -> list[nodes.Element]:
 DIRECTIVE_EXCERPT = "kb_directive_excerpt"
 
 
-def mark_directive_excerpts(directives: list[nodes.Element]) -> None:
+#: The document attribute keeping the content of a ``post`` directive with ``:exclude:``.
+EXCLUDED_EXCERPT = "kb_excluded_excerpt"
+#: The document attribute keeping the first ``post`` directive's ``:excerpt:`` and ``:image:``
+#: numbers, which ablog's doctree-read handler takes away with the directive's node.
+EXCERPT_OPTIONS = "kb_excerpt_options"
+
+
+def mark_directive_excerpts(document: nodes.document, directives: list[nodes.Element]) -> None:
     """Mark the paragraphs of each directive's content, which ablog moves into the page in
-    its place: the catalog takes them as the excerpt, as ablog does."""
-    for directive in directives:
+    its place: the catalog takes them as the excerpt, as ablog does. Keep the first
+    directive's ``:excerpt: N`` and ``:image: N`` for :func:`excerpt_options`."""
+    for directive in directives[:1]:  # a second one is refused (checks.postforms)
         for child in directive.children:
             if isinstance(child, nodes.paragraph):
                 child[DIRECTIVE_EXCERPT] = True
+        if directive.get("exclude"):  # ablog keeps the content off the page: the excerpt only
+            document[EXCLUDED_EXCERPT] = [child.deepcopy() for child in directive.children]
+    if directives:
+        document[EXCERPT_OPTIONS] = (directives[0].get("excerpt"), directives[0].get("image"))
+
+
+def excluded_excerpt(document: nodes.document) -> list[nodes.Element]:
+    """The content of a ``post`` directive with ``:exclude:``: ablog's excerpt, which it
+    takes off the page; taken from the document, which keeps no copy."""
+    return document.attributes.pop(EXCLUDED_EXCERPT, None) or []
+
+
+def excerpt_options(config, document: nodes.document, metadata: dict) -> tuple[int, int]:
+    """How many paragraphs a post's excerpt takes and which of its images (1 for the first,
+    0 for none) it shows, as ablog reads them: the ``post`` directive's ``:excerpt:`` and
+    ``:image:``, else the front matter's ``excerpt`` and ``image``, else ``post_auto_excerpt``
+    and ``post_auto_image``. A value that is not a number is reported by the checks."""
+    given = document.get(EXCERPT_OPTIONS) or (metadata.get("excerpt"), metadata.get("image"))
+    defaults = (config.post_auto_excerpt, config.post_auto_image)
+    excerpt, image = (
+        _count(value, default) for value, default in zip(given, defaults, strict=True)
+    )
+    return excerpt, image
+
+
+def _count(value, default) -> int:
+    text = str(value).strip() if value is not None else ""
+    if text.isdigit():
+        return int(text)
+    return int(default) if str(default).strip().isdigit() else 0
 
 
 def drop_post_option(node: nodes.Element, key: str) -> None:
     """Forget one option of a ``post`` directive, as ablog leaves one that is not given."""
-    node[key] = None if key == "date" else []
+    node[key] = None if key in ("date", "excerpt", "image") else []
 
 
 def reference_page(app: Sphinx, target: str) -> tuple[str, str] | None:
@@ -86,6 +124,8 @@ def post_record(env, docname: str) -> dict | None:
         "tags": [str(t) for t in info["tags"]],
         "authors": [str(a) for a in info["author"]],
         "categories": [str(c) for c in info["category"]],
+        "locations": [str(x) for x in info.get("location") or ()],
+        "languages": [str(x) for x in info.get("language") or ()],
         "external_link": info["external_link"] or "",
         "redirects": [str(r) for r in info.get("redirect") or ()],
     }
@@ -148,3 +188,13 @@ def setup_ablog_adapter(app: Sphinx) -> None:
     app.connect("builder-inited", _disconnect_ablog_writers)
     # After ablog's own doctree-read handler (priority 500) has stored the post.
     app.connect("doctree-read", _slim_posts, priority=550)
+
+
+def postlist_directives(doctree: nodes.Element) -> list[nodes.Element]:
+    """The nodes of ablog's ``postlist`` directives in a doctree, each with the options ablog's
+    directive read (``length``, ``tags``, ``author``, ``category``, ``location``,
+    ``language``, ``format``, ``date``, ``sort``, ``excerpts``, ``list-style``, ``expand``)
+    and the file and line it stands at."""
+    from ablog.post import PostList
+
+    return list(doctree.findall(PostList))

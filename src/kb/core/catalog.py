@@ -24,7 +24,7 @@ from ..checks.slugs import join, slugify
 from . import ablog
 from .compat import detach
 from .drafts import publish_cutoff
-from .fragments import render_excerpt
+from .fragments import EXCERPT_PARTS, render_excerpt
 from .html import reader_text
 from .posts import KINDS, Catalog, Collection, Label, Post, Series, reading_order
 
@@ -51,6 +51,8 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     if record is None:
         return
     meta = env.metadata.get(env.docname, {})
+    paragraphs, picture = ablog.excerpt_options(app.config, doctree, meta)
+    image = _nth_image(doctree, picture)
     source(env, env.docname).fields = {
         **record,
         "description": str(meta.get("description", "")).strip(),
@@ -58,27 +60,57 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         "series": str(meta.get("series", "")).strip(),
         "part": str(meta.get("part", "")).strip(),
         # Not "image": ablog reads that key as a number (which picture the excerpt shows) and
-        # crashes on a path. "og:image" names the Open Graph field it fills.
-        "image": str(meta.get("og:image", "")).strip(),
-        "excerpt": _excerpt_source(doctree),
+        # crashes on a path. "og:image" names the Open Graph field it fills; without one, the
+        # picture ablog's number names is the card's, as a path from the site's root.
+        "image": str(meta.get("og:image", "")).strip() or _site_path(image),
+        "excerpt": _excerpt_source(doctree, paragraphs, image),
         "words": len(doctree.astext().split()),
     }
     env.kb_excerpts.pop(env.docname, None)
 
 
-def _excerpt_source(doctree: nodes.document) -> nodes.paragraph | None:
-    """The first paragraph with text, images removed: an image never becomes the excerpt.
-    A ``post`` directive's content comes first, wherever the directive stands (ablog's rule)."""
+def _excerpt_source(
+    doctree: nodes.document, paragraphs: int = 1, image: nodes.image | None = None
+) -> nodes.Element | None:
+    """The excerpt, as ablog makes it: a ``post`` directive's content, wherever the directive
+    stands; else the first ``paragraphs`` paragraphs with text (ablog's ``:excerpt: N``),
+    their images removed, so an image never becomes the excerpt by accident; then the picture
+    ablog's ``:image: N`` names. One paragraph alone, or the parts in an :data:`EXCERPT_PARTS`
+    container, which is rendered as its children."""
     marked = [p for p in doctree.findall(nodes.paragraph) if p.get(ablog.DIRECTIVE_EXCERPT)]
+    for kept in ablog.excluded_excerpt(doctree):
+        marked += [p for p in kept.findall(nodes.paragraph) if p.get(ablog.DIRECTIVE_EXCERPT)]
+    parts: list[nodes.Element] = []
     for paragraph in marked or doctree.findall(nodes.paragraph):
-        if isinstance(paragraph.parent, (nodes.field_body, nodes.docinfo)):
+        if len(parts) >= (len(marked) or paragraphs):
+            break
+        if isinstance(paragraph.parent, (nodes.field_body, nodes.docinfo, nodes.system_message)):
             continue
         copy = paragraph.deepcopy()
-        for image in list(copy.findall(nodes.image)):
-            image.parent.remove(image)
+        for inner in list(copy.findall(nodes.image)):
+            inner.parent.remove(inner)
         if copy.astext().strip():
-            return detach(copy)
-    return None
+            parts.append(detach(copy))
+    if image is not None:
+        parts.append(
+            nodes.paragraph("", "", detach(image.deepcopy()), classes=["kb-excerpt-image"])
+        )
+    if len(parts) == 1 and image is None:
+        return parts[0]
+    return nodes.container("", *parts, **{EXCERPT_PARTS: True}) if parts else None
+
+
+def _nth_image(doctree: nodes.document, number: int) -> nodes.image | None:
+    """The post's image that ablog's ``:image: N`` names (1 for the first), or None."""
+    if number <= 0:
+        return None
+    found = [image for image in doctree.findall(nodes.image) if "://" not in image["uri"]]
+    return found[number - 1] if number <= len(found) else None
+
+
+def _site_path(image: nodes.image | None) -> str:
+    """An image's path from the site's root (Sphinx keeps it relative to the source folder)."""
+    return "/" + image["uri"] if image is not None else ""
 
 
 def _env_before_read(app: Sphinx, env: BuildEnvironment, docnames) -> None:
@@ -152,9 +184,10 @@ def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
     published, drafts = [], []
     for docname in sorted(env.kb_posts):
         raw = env.kb_posts[docname].fields
-        if not raw or raw["date"] is None:
-            continue  # not a post; or undated, which ablog keeps as a draft: the checks say
-        when = as_utc(raw["date"])
+        if not raw or (raw["date"] is None and not app.config.kb_drafts):
+            continue  # not a post; or undated, a draft left out (core/drafts) or unreadable
+        undated = raw["date"] is None  # a draft, in a preview: listed first, as the newest
+        when = cutoff if undated else as_utc(raw["date"])
         post = Post(
             docname=docname,
             title=raw["title"],
@@ -172,7 +205,10 @@ def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
             part=raw["part"],
             image=raw["image"],
             redirects=_allowed_redirects(app, docname, raw),
+            locations=tuple(labels("location", x) for x in raw.get("locations", ()) if x),
+            languages=tuple(labels("language", x) for x in raw.get("languages", ()) if x),
             published=when < cutoff,
+            undated=undated,
         )
         (published if post.published else drafts).append(post)
     published.sort(key=_newest_first)
@@ -231,7 +267,11 @@ def _excerpt_text(raw: dict) -> str:
     if "excerpt_text" in raw:
         return raw["excerpt_text"]
     paragraph = _excerpt_paragraph(raw)
-    return reader_text(paragraph) if paragraph is not None else ""
+    if paragraph is None:
+        return ""
+    if paragraph.get(EXCERPT_PARTS):
+        return " ".join(filter(None, (reader_text(part).strip() for part in paragraph.children)))
+    return reader_text(paragraph)
 
 
 def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict) -> str:

@@ -1,4 +1,5 @@
-"""Drafts: a post dated after today (UTC) is not on the site until its day.
+"""Drafts: a post dated after today (UTC) is not on the site until its day, and a post without a
+date (ablog's draft) is not on the site until it has one.
 
 A normal build does not even read a draft: it is left out of the files Sphinx finds
 (:mod:`.finding`), so no page, listing, feed item, sitemap entry, search record or tag page
@@ -8,15 +9,17 @@ no more than a rebuild with nothing changed. ``kb_drafts = True`` (``kb serve --
 which builds into a folder of its own) reads and shows them.
 
 "Today" is :func:`kb.checks.schedule.today`, as for ``kb check``. Only the ``date:`` line of
-each post's front matter is read here (or an ``.ipynb``'s ``date`` metadata); a date the checks
-reject is no draft. A draft is still checked on every build (:mod:`kb.core.validation`), as
+each post's YAML front matter is read here (or an ``.ipynb``'s ``date`` metadata); a post in
+another of ablog's forms (an rst field list, a ``post`` directive) is read by the checks' own
+reader, so the build's drafts are the posts kb check calls drafts. A date the checks reject is
+no draft. A draft is still checked on every build (:mod:`kb.core.validation`), as
 ``kb check`` checks it.
 """
 
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from glob import glob
 from pathlib import Path
 
@@ -24,7 +27,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..checks.dates import ABLOG_DATE_FORMAT
-from ..checks.schedule import file_day, today
+from ..checks.schedule import UNDATED, file_day, today
 from .finding import leave_out
 
 logger = logging.getLogger(__name__)
@@ -38,14 +41,14 @@ def publish_cutoff() -> datetime:
 
 def draft_sources(srcdir: str, patterns, date_format: str = ABLOG_DATE_FORMAT) -> list[str]:
     """Paths (relative to ``srcdir``) of the posts matching ``patterns`` (ablog's
-    ``blog_post_pattern``) that are dated after today."""
+    ``blog_post_pattern``) that are dated after today, or not dated."""
     patterns = [patterns] if isinstance(patterns, str) else list(patterns or ())
     last = today()
     drafts = set()
     for pattern in patterns:
         for path in glob(os.path.join(srcdir, pattern), recursive=True):
             day = file_day(path, date_format)
-            if day is not None and day > last:
+            if day == UNDATED or (isinstance(day, date) and day > last):
                 drafts.add(Path(path).relative_to(srcdir).as_posix())
     return sorted(drafts)
 
@@ -58,7 +61,9 @@ def _find_drafts(app: Sphinx, config) -> None:
         str(app.srcdir), config.blog_post_pattern, config.post_date_format
     )
     if drafts:
-        logger.info("kb: %d draft(s) dated after %s left out: %s", len(drafts), today(), drafts)
+        logger.info(
+            "kb: %d draft(s), dated after %s or undated, left out: %s", len(drafts), today(), drafts
+        )
         leave_out(app, drafts)
 
 

@@ -28,6 +28,7 @@ from ..checks.ignored import ignored_sources
 from ..checks.messages import say
 from ..checks.sitechecks import DOC_SUFFIXES
 from ..checks.sourcefiles import excluded_by, unsafe_sources
+from . import ablog
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +111,56 @@ def _warn_ignored(app: Sphinx) -> None:
         )
 
 
+#: The first lines of a page that asks to be built though it sits in a post's folder.
+_ORPHAN = re.compile(rb"^(?::orphan:|orphan:[ \t]*true\b)", re.MULTILINE)
+
+
+def companion_sources(srcdir, posts, suffixes) -> list[str]:
+    """The files of a post's own folder that are not posts (a notebook, its data, code),
+    relative to ``srcdir``: a folder holding exactly one post (``posts/2024/slug/post.md``)
+    belongs to it. Each is left out, so Sphinx never writes it as a stray page ("not included
+    in any toctree"), unless it asks to be a page of its own with ``orphan: true``."""
+    srcdir = Path(srcdir)
+    by_folder: dict[str, list[str]] = {}
+    for docname in posts:
+        by_folder.setdefault(str(Path(docname).parent), []).append(docname)
+    found = []
+    for folder, members in sorted(by_folder.items()):
+        if folder == "." or len(members) != 1:
+            continue  # the source root, or a folder of many posts: no post owns it
+        for path in sorted((srcdir / folder).rglob("*")):
+            relpath = path.relative_to(srcdir).as_posix()
+            if not path.name.endswith(suffixes) or not path.is_file():
+                continue
+            if relpath.rsplit(".", 1)[0] in members or _asks_to_be_page(path):
+                continue
+            found.append(relpath)
+    return found
+
+
+def _asks_to_be_page(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(DEFAULT_LIMIT if path.suffix == ".ipynb" else 4096)
+    except OSError:
+        return True  # Sphinx says why it cannot read it
+    if path.suffix == ".ipynb":
+        return re.search(rb'"orphan"\s*:\s*true', head) is not None
+    return _ORPHAN.search(head) is not None
+
+
+def _leave_out_companions(app: Sphinx, config) -> None:
+    # The posts as ablog matched them, at its config-inited (500); source_suffix as conf.py
+    # wrote it (Sphinx makes it a dict later).
+    written = config.source_suffix
+    written = (written,) if isinstance(written, str) else tuple(written or ())
+    suffixes = tuple(dict.fromkeys((*DOC_SUFFIXES, *written)))
+    found = companion_sources(app.srcdir, ablog.matched_posts(config), suffixes)
+    if found:
+        logger.info("kb: %d file(s) of posts' own folders left out: %s", len(found), found)
+        leave_out(app, found)
+
+
 def _config_inited(app: Sphinx, config) -> None:
     if not (Path(app.doctreedir) / ENV_PICKLE_FILENAME).is_file():
         _exclude(app)
@@ -134,6 +185,8 @@ def setup_finding(app: Sphinx) -> None:
     # matches the posts, and a build with no saved environment walks the source folder
     # (900, below).
     app.connect("config-inited", _leave_out_unsafe, priority=300)
+    # After ablog (500) has matched the posts: the files of a post's own folder.
+    app.connect("config-inited", _leave_out_companions, priority=600)
     # After every config-inited handler that leaves files out (drafts: 400, validation: 500).
     app.connect("config-inited", _config_inited, priority=900)
     # Sphinx finds the files after builder-inited; the first env-get-outdated handler runs

@@ -25,6 +25,11 @@ def is_fragment(doctree: nodes.document) -> bool:
     return bool(doctree.get(FRAGMENT))
 
 
+#: Marks a container of an excerpt's parts (ablog's ``:excerpt: N`` paragraphs, its
+#: ``:image: N`` picture): rendered as its children, with no box around them.
+EXCERPT_PARTS = "kb_excerpt_parts"
+
+
 def render_excerpt(app: Sphinx, docname: str, paragraph: nodes.Element | None) -> str:
     """Render a post's excerpt once, with links relative to the site root."""
     if paragraph is None:
@@ -32,7 +37,10 @@ def render_excerpt(app: Sphinx, docname: str, paragraph: nodes.Element | None) -
     builder = app.builder
     document = new_document(str(app.env.doc2path(docname)), _settings(app))
     document[FRAGMENT] = True
-    document.append(paragraph.deepcopy())
+    if paragraph.get(EXCERPT_PARTS):  # several paragraphs, or a picture: written as they are
+        document.extend(child.deepcopy() for child in paragraph.children)
+    else:
+        document.append(paragraph.deepcopy())
     for xref in document.findall(nodes.Element):
         if "refdoc" in xref:
             xref["refdoc"] = docname
@@ -40,6 +48,8 @@ def render_excerpt(app: Sphinx, docname: str, paragraph: nodes.Element | None) -
     # refdoc, Sphinx's roles from the page: only the post's page makes both agree), then
     # rebase every relative link onto the site root. Problems are already reported on the post.
     page = builder.get_target_uri(docname)
+    if any(document.findall(nodes.image)):
+        builder.post_process_images(document)  # the picture ablog's :image: N shows
     with logging.suppress_logging():
         app.env.resolve_references(document, docname, builder)
     return rebase_links(write_fragment(builder, docname, document), page)

@@ -20,6 +20,9 @@ KINDS = {
     "category": ("category", "Category"),
     "tag": ("tag", "Tag"),
     "author": ("author", "Author"),
+    # ablog's :location: and :language:, archived under ablog's names when a post has them.
+    "location": ("location", "Location"),
+    "language": ("language", "Language"),
     "year": (None, "Year"),
 }
 
@@ -60,6 +63,9 @@ class Post:
     image: str = ""
     redirects: tuple[str, ...] = ()  # old addresses (docnames) that redirect here
     published: bool = True
+    undated: bool = False  # a draft without a date (ablog's), dated the preview's day to sort
+    locations: tuple[Label, ...] = ()  # ablog's :location: and :language:
+    languages: tuple[Label, ...] = ()
 
     @property
     def reading_minutes(self) -> int:
@@ -67,7 +73,8 @@ class Post:
 
     @property
     def labels(self) -> tuple[Label, ...]:
-        return (*self.categories, *self.tags, *self.authors, self.year)
+        return (*self.categories, *self.tags, *self.authors, *self.locations, *self.languages,
+                self.year)  # fmt: skip
 
     @property
     def part_number(self) -> int | None:

@@ -74,7 +74,7 @@ class CheckPostSource(SphinxTransform):
         directives = ablog.post_directives(self.document)
         if not directives and not _is_post(self.config, docname, docinfo):
             return
-        ablog.mark_directive_excerpts(directives)
+        ablog.mark_directive_excerpts(self.document, directives)
         path = Path(self.env.doc2path(docname))
         facts, problems = check_source(
             path.name, path.read_text(encoding="utf-8-sig"), _rules(self.config)

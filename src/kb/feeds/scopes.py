@@ -54,6 +54,7 @@ def feed_scopes(app: Sphinx, catalog: Catalog) -> list[Scope]:
         )
     ]
     kinds = ["category"] + ["tag"] * config.feed_tags + ["author"] * config.feed_authors
+    kinds += ["location", "language"]  # ablog's; none unless a post names one
     for kind in kinds:
         for collection in catalog.collections[kind]:
             slug = posixpath.basename(collection.docname)

@@ -36,7 +36,9 @@ ICON = (
 )
 
 #: What an archive page's line calls the archive ("Subscribe to this category").
-KIND_NOUNS = {"category": "category", "tag": "tag", "author": "author", "series": "series"}
+KIND_NOUNS = {
+    **{kind: kind for kind in ("category", "tag", "author", "series", "location", "language")}
+}
 
 #: The feeds page's sections, in order: heading and one line on what the feeds hold.
 SECTIONS = {
@@ -45,6 +47,8 @@ SECTIONS = {
     "series": ("Series", "The parts of one series as they appear."),
     "tag": ("Tags", "Only the posts with one tag."),
     "author": ("Authors", "Only the posts of one author."),
+    "location": ("Locations", "Only the posts from one place."),
+    "language": ("Languages", "Only the posts in one language."),
 }
 
 READER_SENTENCE = (

@@ -2,12 +2,12 @@
 
 ablog resolves ``:ref:`blog-posts```, ``blog-tags``, ``tag-gemm``, ``blog-drafts``,
 ``blog-feed``, ``blog-locations`` … to the pages its own writers would make. This site writes
-its archives and catalogs itself (:mod:`.listings`), under the same names, but no drafts page
-(drafts stay off the site), no location or language archives, and its feeds under
-``feeds/``. So each label is looked up before ablog's handler answers: one whose page the
-build writes is left to ablog, ``blog-feed`` leads to the site's Atom feed, and any other is
-a warning at the reference's line that says what the site has instead, the reference kept as
-plain text rather than a link to a page that does not exist.
+its archives and catalogs itself (:mod:`.listings`), under the same names (location and
+language archives too, once a post names one), but no drafts page (drafts stay off the site),
+and its feeds under ``feeds/``. So each label is looked up before ablog's handler answers: one
+whose page the build writes is left to ablog, ``blog-feed`` leads to the site's Atom feed, and
+any other is a warning at the reference's line that says what the site has instead, the
+reference kept as plain text rather than a link to a page that does not exist.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ SITE_FEED = "feeds/atom.xml"
 #: What to say of a label whose page the site never writes, by the label's start.
 INSTEAD = {
     "blog-drafts": "drafts stay off the site until their day (kb serve --drafts previews them)",
-    "blog-locations": "the site keeps no archive by location",
-    "blog-languages": "the site keeps no archive by language",
-    "location-": "the site keeps no archive by location",
-    "language-": "the site keeps no archive by language",
+    "blog-locations": "no post names a location",
+    "blog-languages": "no post names a language",
+    "location-": "no post names that location",
+    "language-": "no post names that language",
 }
 
 

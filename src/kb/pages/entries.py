@@ -35,7 +35,10 @@ def label_links(labels: tuple[Label, ...], prefix: str) -> str:
 
 
 def meta_line(post: Post, prefix: str) -> str:
-    parts = [f'<time datetime="{post.date.date().isoformat()}">{format_date(post.date)}</time>']
+    if post.undated:  # a draft without a date, in a preview (kb serve --drafts)
+        parts = ['<span class="kb-undated">Undated draft</span>']
+    else:
+        parts = [f'<time datetime="{post.date.date().isoformat()}">{format_date(post.date)}</time>']
     if post.authors:
         parts.append(f'<span class="kb-by">by {label_links(post.authors, prefix)}</span>')
     if post.categories:

@@ -151,7 +151,13 @@ ARCHIVE_TEMPLATE = "kb/archive.html"
 #: Around the body in ARCHIVE_TEMPLATE: an incremental build replaces what is between them.
 LISTING_MARKERS = ("<!--kb-listing-->", "<!--/kb-listing-->")
 CATALOG_TEMPLATE = "kb/catalog.html"
-CATALOG_TITLES = {"category": "All categories", "tag": "All tags", "author": "All authors"}
+CATALOG_TITLES = {
+    "category": "All categories",
+    "tag": "All tags",
+    "author": "All authors",
+    "location": "All locations",
+    "language": "All languages",
+}
 
 
 def _page(title: str, body: str) -> dict:

@@ -35,6 +35,10 @@ def post_header_html(post: Post, prefix: str) -> str:
     html = f'<p class="kb-post-meta">{" · ".join(lines)}</p>'
     if post.tags:
         html += f'<p class="kb-post-tags">Tags: {label_links(post.tags, prefix)}</p>'
+    places = [("Location", post.locations), ("Language", post.languages)]
+    shown = [f"{name}: {label_links(labels, prefix)}" for name, labels in places if labels]
+    if shown:  # ablog's :location: and :language:
+        html += f'<p class="kb-post-place">{" · ".join(shown)}</p>'
     if post.external_link:
         url = escape(post.external_link, quote=True)
         html += (

@@ -1,0 +1,218 @@
+"""ablog's post options, each doing what ablog's documentation says (tests/roots/test-ablogoptions):
+``:excerpt: N`` and ``:image: N`` (in the directive and in front matter), ``:location:`` and
+``:language:`` with their archives and feeds, ``:redirect:``, ``:title:``, ``:exclude:``,
+``:canonical_link:``; undated posts kept as drafts (previewed with ``kb_drafts``); a post's own
+folder never built as pages; a second ``post`` directive refused in the same words by
+``kb check`` and the build. A last test goes through every option ablog's directive takes."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import feedparser
+import pytest
+from authoring import build, run_check, snapshot
+from helpers import soup
+from sitebuild import copy_root
+from sphinx.testing.util import SphinxTestApp
+
+UNDATED = (
+    "undated: a post without a date is a draft (as in ablog), kept off the site and previewed "
+    "by kb serve --drafts; add a line `date: YYYY-MM-DD` to publish it"
+)
+SECTION_POST = (
+    "a second `post` directive: ablog would post this section on its own, but a post here is a "
+    "file (its page, feeds, search and related posts): move the section to a file of its own "
+    "under posts/, with this directive"
+)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return copy_root("ablogoptions", tmp_path_factory.mktemp("ablogoptions") / "site")
+
+
+@pytest.fixture(scope="module")
+def built(site: Path) -> tuple[Path, list]:
+    before = snapshot(site)
+    app, warnings = build(site)
+    assert snapshot(site) == before
+    return Path(app.outdir), warnings
+
+
+def _entry_excerpts(outdir: Path) -> dict[str, list]:
+    page = soup(outdir / "blog.html")
+    return {
+        entry.select_one(".kb-entry-title").get_text(strip=True): entry.select_one(
+            ".kb-entry-excerpt"
+        )
+        for entry in page.select("article.kb-entry")
+    }
+
+
+def test_builds_clean(built) -> None:
+    _, warnings = built
+    assert warnings == []
+
+
+def test_excerpt_and_image_numbers(built) -> None:
+    outdir, _ = built
+    excerpts = _entry_excerpts(outdir)
+    rst = excerpts["Options in rst"]
+    assert [p.get_text() for p in rst.select("p:not(.kb-excerpt-image)")] == [
+        "First paragraph of the options post.",
+        "Second paragraph of the options post.",
+    ]
+    image = rst.select_one("p.kb-excerpt-image img")
+    assert image["alt"] == "The second picture"  # :image: 2
+    assert (outdir / image["src"]).read_bytes() == (outdir / "_images/second.png").read_bytes()
+    card = soup(outdir / "posts/options.html").select_one('meta[property="og:image"]')
+    assert card["content"] == "https://options.example.org/posts/second.png"
+    assert (outdir / "posts/second.png").is_file()
+    front = excerpts["Counts in Front Matter"]
+    assert len(front.select("p:not(.kb-excerpt-image)")) == 2  # excerpt: 2
+    assert front.select_one("img")["alt"] == "The only picture"  # image: 1
+    # ablog's default, post_auto_excerpt = 1: one paragraph, no picture.
+    myst = excerpts["The MyST Options Post"]
+    assert [p.get_text() for p in myst.select("p")] == ["Only paragraph of the MyST options post."]
+    feed = feedparser.parse((outdir / "feeds/atom.xml").read_bytes())
+    summary = next(e for e in feed.entries if e.title == "Options in rst").summary
+    assert "Second paragraph of the options post." in summary
+    assert "Third paragraph" not in summary
+
+
+def test_title_exclude_and_canonical_link(built) -> None:
+    outdir, _ = built
+    excerpts = _entry_excerpts(outdir)
+    assert "The MyST Options Post" in excerpts  # :title: wins over the heading
+    hidden = "Only in listings: the directive’s content, kept off the page."
+    assert excerpts["Excluded Directive Content"].get_text(strip=True) == hidden
+    assert hidden not in soup(outdir / "posts/excluded-content.html").select_one("article").text
+    canonical = soup(outdir / "posts/options.html").select_one('link[rel="canonical"]')
+    assert canonical["href"] == "https://elsewhere.example.org/options/"
+
+
+def test_locations_and_languages_have_archives_and_feeds(built) -> None:
+    outdir, _ = built
+    for page, titles in {
+        "blog/location/istanbul.html": ["Options in rst"],
+        "blog/location/ankara.html": ["The MyST Options Post"],
+        "blog/language/english.html": ["The MyST Options Post", "Options in rst"],
+        "blog/language/turkish.html": ["The MyST Options Post"],
+    }.items():
+        listed = soup(outdir / page).select("h2.kb-entry-title a")
+        assert [a.get_text() for a in listed] == titles, page
+    catalog = soup(outdir / "blog/location.html").select("article a")
+    assert {a.get_text(strip=True) for a in catalog} >= {"Istanbul", "Ankara"}
+    feed = feedparser.parse((outdir / "feeds/location/istanbul/atom.xml").read_bytes())
+    assert [e.title for e in feed.entries] == ["Options in rst"]
+    place = soup(outdir / "posts/options.html").select_one("p.kb-post-place")
+    assert place.get_text(" ", strip=True) == "Location: Istanbul · Language: English"
+    links = soup(outdir / "links.html").select("article a.reference")
+    assert [(a.get_text(), a["href"]) for a in links] == [
+        ("Locations", "blog/location.html"),
+        ("Istanbul", "blog/location/istanbul.html"),
+        ("Turkish", "blog/language/turkish.html"),
+    ]
+
+
+def test_redirects_from_the_directive(built) -> None:
+    outdir, _ = built
+    for old, new in (("old/options", "posts/options"), ("old/myst-options", "posts/myst-options")):
+        page = soup(outdir / f"{old}.html")
+        refresh = page.select_one('meta[http-equiv="refresh"]')["content"]
+        assert refresh.endswith(f"../{new}.html"), refresh
+
+
+def test_drafts_stay_off_the_site(built) -> None:
+    outdir, _ = built
+    for name in ("undated", "undated-fields", "future"):
+        assert not (outdir / f"posts/{name}.html").exists()
+    sitemap = (outdir / "sitemap.xml").read_text()
+    assert "undated" not in sitemap and "future" not in sitemap
+
+
+def test_kb_check_calls_the_same_posts_drafts(site: Path) -> None:
+    status, problems, summary = run_check(site)
+    assert status == 0
+    assert problems == [
+        ("posts/future.rst", 4, "scheduled: dated 2099-01-01, after today "
+         f"({_today()}); it stays off the site until then"),
+        ("posts/undated-fields.rst", 1, UNDATED),
+        ("posts/undated.md", 1, UNDATED),
+    ]  # fmt: skip
+    assert summary.endswith("no errors, 1 scheduled post(s), 2 undated draft(s)\n")
+
+
+def _today() -> str:
+    from kb.checks.schedule import today
+
+    return today().isoformat()
+
+
+def test_undated_drafts_are_previewed(site: Path, tmp_path: Path) -> None:
+    app = SphinxTestApp(
+        "html",
+        srcdir=site,
+        builddir=tmp_path / "drafts",
+        confoverrides={"kb_drafts": True},
+        warning=io.StringIO(),
+    )
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    outdir = Path(app.outdir)
+    drafts = soup(outdir / "blog/drafts.html").select("article.kb-entry")
+    shown = {e.select_one(".kb-entry-title").get_text(strip=True): e for e in drafts}
+    assert set(shown) == {"An Undated MyST Post", "An Undated rst Post", "A Post for Later"}
+    assert shown["An Undated MyST Post"].select_one(".kb-undated").get_text() == "Undated draft"
+    assert (outdir / "posts/undated.html").is_file()
+
+
+def test_a_posts_own_folder_is_not_pages(built) -> None:
+    outdir, warnings = built
+    assert not (outdir / "posts/bundle/analysis.html").exists()
+    assert (outdir / "posts/bundle/notes.html").is_file()  # asks to be a page: orphan: true
+    link = soup(outdir / "posts/bundle/post.html").select_one("a.download")
+    assert (outdir / "posts/bundle" / link["href"]).is_file()
+
+
+def test_a_section_post_is_refused_at_its_line(tmp_path: Path) -> None:
+    site = copy_root("ablogoptions", tmp_path / "site")
+    post = site / "posts/options.rst"
+    post.write_text(
+        post.read_text()
+        + "\nA Section Posted Alone\n----------------------\n\n.. post:: 2021-10-08\n"
+        "   :category: Manual\n   :author: ahmet\n\nIts text.\n"
+    )
+    status, problems, _ = run_check(site, "posts/options.rst")
+    assert (status, problems) == (1, [("posts/options.rst", 29, SECTION_POST)])
+    _, warnings = build(site)
+    assert [w[:3] for w in warnings] == [("posts/options.rst", 29, SECTION_POST)]
+
+
+#: What each option of ablog's ``post`` directive does here, and the test that shows it.
+OPTION_EFFECTS = {
+    "tags": "test_locations_and_languages_have_archives_and_feeds (tag archives: test_ablog_forms)",
+    "author": "checked against blog_authors: test_ablog_forms",
+    "category": "checked against kb_categories: test_ablog_forms",
+    "location": "test_locations_and_languages_have_archives_and_feeds",
+    "language": "test_locations_and_languages_have_archives_and_feeds",
+    "redirect": "test_redirects_from_the_directive",
+    "title": "test_title_exclude_and_canonical_link",
+    "image": "test_excerpt_and_image_numbers",
+    "excerpt": "test_excerpt_and_image_numbers",
+    "exclude": "test_title_exclude_and_canonical_link",
+    "nocomments": "refused with the fix (the site has no comments): test_frontmatter",
+    "canonical_link": "test_title_exclude_and_canonical_link",
+    "external_link": "listed with its mark, leading elsewhere: test_listings",
+}
+
+
+def test_every_option_of_ablogs_directive_is_covered() -> None:
+    # A new ablog option fails here until it does what ablog says, or is refused with a fix.
+    from ablog.post import PostDirective
+
+    assert set(PostDirective.option_spec) == set(OPTION_EFFECTS)
