@@ -93,6 +93,16 @@ def test_title_exclude_and_canonical_link(built) -> None:
     assert canonical["href"] == "https://elsewhere.example.org/options/"
 
 
+def test_update_directive_dates_the_change(built) -> None:
+    outdir, _ = built
+    page = soup(outdir / "posts/options.html")
+    assert page.select_one(".kb-updated time")["datetime"] == "2021-11-01"
+    assert "The second picture was redrawn." in page.select_one("article").get_text()
+    feed = feedparser.parse((outdir / "feeds/atom.xml").read_bytes())
+    entry = next(e for e in feed.entries if e.title == "Options in rst")
+    assert (entry.published[:10], entry.updated[:10]) == ("2021-10-03", "2021-11-01")
+
+
 def test_locations_and_languages_have_archives_and_feeds(built) -> None:
     outdir, _ = built
     for page, titles in {
@@ -188,9 +198,9 @@ def test_a_section_post_is_refused_at_its_line(tmp_path: Path) -> None:
         "   :category: Manual\n   :author: ahmet\n\nIts text.\n"
     )
     status, problems, _ = run_check(site, "posts/options.rst")
-    assert (status, problems) == (1, [("posts/options.rst", 29, SECTION_POST)])
+    assert (status, problems) == (1, [("posts/options.rst", 33, SECTION_POST)])
     _, warnings = build(site)
-    assert [w[:3] for w in warnings] == [("posts/options.rst", 29, SECTION_POST)]
+    assert [w[:3] for w in warnings] == [("posts/options.rst", 33, SECTION_POST)]
 
 
 #: What each option of ablog's ``post`` directive does here, and the test that shows it.
