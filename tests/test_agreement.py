@@ -1,6 +1,7 @@
 """`kb check` and the build reach the same verdict on every post (issue 14), whatever it says.
 
-Hypothesis writes a post or two at a time into a copy of the small authoring site: front matter
+Hypothesis writes a post or two at a time into a copy of the small authoring site, in each form
+ablog reads (YAML front matter, an rst field list, the ``post`` directive in rst and MyST): fields
 made of valid and invalid dates and times, categories, authors, tags, redirects, external
 links, series and parts, titles and odd YAML (tabs, repeated keys, lists where text belongs,
 unclosed quotes), under a generated file name (a slug that clashes, one not in Unicode NFC),
@@ -105,6 +106,7 @@ def posts(draw) -> tuple[str, bytes]:
     """A post: its path in the site, and its bytes."""
     name = draw(NAMES)
     own = f"{FOLDER}/{name}"
+    form = draw(FORMS)
     lines = ["---"]
     blogpost = draw(st.sampled_from(["true", "true", "true", "false", None]))
     if blogpost is not None:
@@ -202,14 +204,53 @@ def posts(draw) -> tuple[str, bytes]:
             ]
         )
     )
-    if odd is not None:
+    if odd is not None and form in ("yaml", "rst-fields"):
+        # In a directive, a key twice or an unknown one is docutils' own error, which drops
+        # the directive: a case of its own (test_ablog_forms).
         lines.insert(draw(st.integers(1, len(lines))), odd)
     lines.append("---")
     title = draw(st.one_of(TEXTS, st.sampled_from(["Tiling basics", "A title: with a colon"])))
-    body = f"\n# {title}\n\n{draw(TEXTS)}\n" if draw(st.integers(0, 5)) else "\nNo title.\n"
-    text = "\n".join(lines) + "\n" + body
+    titled = bool(draw(st.integers(0, 5)))
+    paragraph = draw(TEXTS)
+    if form == "yaml":
+        body = f"\n# {title}\n\n{paragraph}\n" if titled else "\nNo title.\n"
+        text = "\n".join(lines) + "\n" + body
+    else:
+        # rst titles in ASCII: a title's underline must be as wide as its text, and docutils
+        # measures wide and combining characters in columns (left open: see the closing note).
+        title = draw(st.sampled_from(["Tiling basics", "A title: with a colon", "x"]))
+        text = _other_form(form, lines[1:-1], title if titled else "", paragraph)
     encoding = draw(st.sampled_from(["utf-8"] * 9 + ["latin-1"]))
-    return f"{FOLDER}/{name}.md", text.encode(encoding, errors="replace")
+    suffix = ".md" if form in ("yaml", "myst-directive") else ".rst"
+    return f"{FOLDER}/{name}{suffix}", text.encode(encoding, errors="replace")
+
+
+#: The forms in which ablog reads a post (kb.checks.postforms): YAML front matter, an rst field
+#: list, the ``post`` directive in rst and in MyST.
+FORMS = st.sampled_from(["yaml", "yaml", "rst-fields", "rst-directive", "myst-directive"])
+#: What the ``post`` directive takes as options (ablog's option_spec): any other key is a
+#: docutils error that drops the directive, a case of its own.
+DIRECTIVE_KEYS = ("tags", "author", "category", "redirect", "external_link", "title")
+
+
+def _other_form(form: str, fields: list[str], title: str, paragraph: str) -> str:
+    """The same fields written as an rst field list, or as a ``post`` directive's date and
+    options (rst or MyST); ``fields`` are the YAML lines, which these forms take as text."""
+    pairs = [line.split(":", 1) for line in fields if ":" in line and not line.startswith("-")]
+    pairs = [(key.strip(), value.strip()) for key, value in pairs]
+    underline = "=" * max(len(title), 1)
+    heading = f"{title}\n{underline}\n" if title.strip() else ""
+    if form == "rst-fields":
+        listed = "\n".join(f":{key}: {value}".rstrip() for key, value in pairs)
+        return f"{listed}\n\n{heading}\n{paragraph}\n"
+    date = next((value for key, value in pairs if key == "date"), "")
+    options = [(k, v) for k, v in pairs if k in DIRECTIVE_KEYS]
+    if form == "rst-directive":
+        lines = "\n".join(f"   :{key}: {value}".rstrip() for key, value in options)
+        return f"{heading}\n.. post:: {date}\n{lines}\n\n{paragraph}\n"
+    lines = "\n".join(f":{key}: {value}".rstrip() for key, value in options)
+    heading = f"# {title}\n" if title.strip() else ""
+    return f"{heading}\n```{{post}} {date}\n{lines}\n```\n\n{paragraph}\n"
 
 
 @settings(
@@ -233,6 +274,8 @@ def test_check_and_build_agree(tmp_path, written):
     root = tmp_path / "site"
     if not root.exists():
         shutil.copytree(GOOD, root)
+        with (root / "conf.py").open("a") as conf:  # rst posts too, as a blog moved from ablog
+            conf.write('\nblog_post_pattern = ["posts/*/*.md", "posts/*/*.rst"]\n')
     folder = root / FOLDER
     if folder.exists():
         shutil.rmtree(folder)  # the previous example's posts

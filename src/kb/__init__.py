@@ -73,6 +73,7 @@ def setup(app: Sphinx) -> dict:
     markup.setup_scrolling(app)
     markup.setup_files(app)
     markup.setup_rawhtml(app)
+    markup.setup_headings(app)
     markup.setup_players(app)
     benchmark.setup_benchmark(app)
     benchmark.setup_peaks(app)
@@ -87,6 +88,7 @@ def setup(app: Sphinx) -> dict:
     pages.setup_backlinks(app)
     pages.setup_glossary(app)
     pages.setup_listings(app)
+    pages.setup_postlist(app)  # ablog's postlist, before ablog fills it
     pages.setup_redirects(app)
     pages.setup_ablogrefs(app)
     pages.setup_datasets(app)

@@ -13,7 +13,7 @@ import os
 import posixpath
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from glob import glob
 from pathlib import Path
@@ -271,6 +271,28 @@ def notebook_output_problems(text: str, policy: Policy) -> list[Problem]:
                            policy)  # fmt: skip
 
 
+def notebook_file_problems(text: str, site: Site, relpath: str) -> list[Problem]:
+    """The files the images and raw HTML of an .ipynb's markdown cells name, judged as the
+    build judges them, at the notebook's own lines (the build's other findings in the cells,
+    HTML and hosts, are its own)."""
+    notebook, unreadable = read_ipynb(text)
+    if notebook is None or unreadable:
+        return []
+    problems = []
+    for cell, line in notebook.markdown_cells():
+        files = NamedFiles(site.root, relpath, site.max_file_bytes)
+        markdown_problems(
+            cell,
+            site.raw_html_hosts,
+            site.allow_raw_scripts,
+            myst_extensions=site.conf.get("myst_enable_extensions", ()),
+            own_host=site.own_host,
+            files=files,
+        )
+        problems += [replace(problem, line=line(problem.line)) for problem in files.problems]
+    return problems
+
+
 def scheduled_posts(facts: dict[str, PostFacts], today: date | None) -> dict[str, str]:
     """Docname -> day of the posts dated after ``today`` (none when ``today`` is None), and
     of the undated ones (an empty day): the drafts that the build leaves out."""
@@ -340,20 +362,22 @@ def check_files(
             problems += unknown_terms(text, terms)
         if is_ipynb(relpath):  # its stored outputs, as the build judges them when it reads it
             problems += notebook_output_problems(text, site.output_policy)
+            problems += notebook_file_problems(text, site, relpath)
         if not is_ipynb(relpath):  # a notebook's raw HTML is found by the build, in its cells
             # The images and raw HTML files it names, judged as the build judges them.
             files = NamedFiles(site.root, relpath, site.max_file_bytes)
             rst = relpath.endswith(".rst")
-            problems += markdown_problems(
-                text,
-                site.raw_html_hosts,
-                site.allow_raw_scripts,
-                myst_extensions=site.conf.get("myst_enable_extensions", ()),
-                own_host=site.own_host,
-                files=None if rst else files,
-            )
-            if rst:
+            if rst:  # MyST's tokens are no reading of rst (a literal block is no raw HTML)
                 files.rst(text)
+            else:
+                problems += markdown_problems(
+                    text,
+                    site.raw_html_hosts,
+                    site.allow_raw_scripts,
+                    myst_extensions=site.conf.get("myst_enable_extensions", ()),
+                    own_host=site.own_host,
+                    files=files,
+                )
             problems += files.problems
         found += [(relpath, problem) for problem in problems]
     scheduled = scheduled_posts(facts, today)  # the build leaves them out, as here

@@ -30,12 +30,13 @@ import bisect
 import json
 import posixpath
 import re
+from collections.abc import Callable, Iterator
 from datetime import date
 
 from .frontmatter import ALIASED, Field, PostFacts, Problem, Rules, check_fields
 from .frontmatter import read_front_matter as read_markdown_front_matter
 from .messages import say
-from .postbody import BodyFacts, read_body
+from .postbody import BodyFacts, heading_problems, read_body, title_level
 from .postforms import check_text_post
 
 #: ``kb_execute`` values, as MyST-NB's ``execution_mode`` of the notebook; "off" is the default.
@@ -95,6 +96,12 @@ def check_source(path: str, text: str, rules: Rules) -> tuple[PostFacts, list[Pr
     if is_ipynb(path):
         return check_ipynb(text, rules)
     facts, problems = check_text_post(path, text, rules)
+    if not path.endswith(".rst") and facts.title:  # Markdown: is its first heading a title?
+        level = title_level(text, facts.title_line)
+        if level > 1:
+            problems = sorted(
+                problems + heading_problems(level, facts.title_line), key=lambda p: p.line
+            )
     if not any(key in text for key in ("file_format", "jupytext", "kb_execute")):
         return facts, problems  # a Markdown post: its front matter is not read twice
     fields, _, _ = read_markdown_front_matter(text)
@@ -176,7 +183,9 @@ def check_ipynb(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
         return PostFacts(), problems
     fields = _ipynb_fields(notebook)
     body_line = notebook.lines.get(("cells",), 1)
-    facts, found = check_fields(fields, notebook.body(), body_line, rules, problems)
+    body = notebook.body()
+    facts, found = check_fields(fields, body, body_line, rules, problems)
+    found += heading_problems(body.title_level, body.title_line)
     no_title = say("no_title")
     found = [
         Problem(p.line, say("nb_no_title"), p.key, p.level) if p.message == no_title else p
@@ -213,15 +222,14 @@ class Notebook:
     def cell_line(self, index: int) -> int:
         return self.lines.get(("cells", index), self.lines.get(("cells",), 1))
 
-    def body(self) -> BodyFacts:
-        """Title, excerpt and links of the markdown cells, at their lines in the file."""
-        facts = BodyFacts()
+    def markdown_cells(self) -> Iterator[tuple[str, Callable[[int], int]]]:
+        """Each markdown cell's text, and what gives the line of the file where the text's
+        line ``n`` (1-based) is."""
         for index, cell in enumerate(self.cells):
             if cell.get("cell_type") != "markdown":
                 continue
             source = cell.get("source", "")
             text = source if isinstance(source, str) else "".join(source)
-            found = read_body(text, 1)
 
             def line(number: int, index=index, source=source) -> int:
                 if isinstance(source, list):
@@ -229,8 +237,16 @@ class Notebook:
                     return self.lines.get(key, self.cell_line(index))
                 return self.lines.get(("cells", index, "source"), self.cell_line(index))
 
+            yield text, line
+
+    def body(self) -> BodyFacts:
+        """Title, excerpt and links of the markdown cells, at their lines in the file."""
+        facts = BodyFacts()
+        for text, line in self.markdown_cells():
+            found = read_body(text, 1)
             if found.title and not facts.title:
                 facts.title, facts.title_line = found.title, line(found.title_line)
+                facts.title_level = found.title_level
             facts.has_paragraph = facts.has_paragraph or found.has_paragraph
             facts.links += [(target, line(number)) for target, number in found.links]
         return facts

@@ -1,11 +1,12 @@
 """An evergreen page's checks (``pages/about.md``): pure functions over its text.
 
-A page needs only a title, its first ``# heading``: furo's navigation and search show it. Front
-matter is optional; when there is some, YAML must read it, since MyST would drop it all. Its
-links, its raw HTML and its ``{term}`` links are checked as a post's are (:mod:`.sitechecks`,
-:mod:`.rawhtml`, :mod:`.glossary`), by the same functions, so ``kb check`` and the build say
-the same. A file is a page when it is not a post: ablog's ``blog_post_pattern`` does not match
-it and its front matter does not say ``blogpost: true``.
+A page needs only a title, its first ``# heading`` (a ``##`` one is no title, as in a post):
+furo's navigation and search show it. Front matter is optional; when there is some, YAML must
+read it, since MyST would drop it all. Its links, its raw HTML and its ``{term}`` links are
+checked as a post's are (:mod:`.sitechecks`, :mod:`.rawhtml`, :mod:`.glossary`), by the same
+functions, so ``kb check`` and the build say the same. A file is a page when it is not a
+post: ablog's ``blog_post_pattern`` does not match it and its front matter does not say
+``blogpost: true``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from .frontmatter import read_front_matter
 from .messages import say
 from .model import PostFacts, Problem
-from .postbody import read_body
+from .postbody import heading_problems, read_body
 
 
 def check_page(text: str) -> tuple[PostFacts, list[Problem]]:
@@ -31,6 +32,7 @@ def check_page(text: str) -> tuple[PostFacts, list[Problem]]:
     facts = PostFacts(title=body.title, title_line=body.title_line or body_line, links=body.links)
     if not body.title:
         problems.append(Problem(body_line, say("page_no_title")))
+    problems += heading_problems(body.title_level, body.title_line)
     return facts, sorted(problems, key=lambda p: p.line)
 
 

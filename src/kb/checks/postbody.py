@@ -1,14 +1,22 @@
 """What the checks need from a post's Markdown body, read line by line without a parser.
 
-The title (the first heading), whether there is a paragraph that can serve as the excerpt, and
-the links to other documents. A scan of lines is enough for these and keeps ``kb check`` fast;
-code blocks and math are skipped, so a ``#`` comment in a shell snippet is never a title.
+The title (the first heading) and its level, whether there is a paragraph that can serve as
+the excerpt, and the links to other documents. A scan of lines is enough for these and keeps
+``kb check`` fast; code blocks and math are skipped, so a ``#`` comment in a shell snippet is
+never a title.
+
+A Markdown document's first heading is its title, a ``#`` heading: one that starts at ``##``
+is a problem (:func:`heading_problems`) at that heading's line, in ``kb check`` and the build
+alike, which also quiets MyST's own warning at every ``##`` of it (:mod:`kb.markup.headings`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from .messages import say
+from .model import Problem
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*(\{([\w:-]+)\})?")
 _ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)(\s+#+)?\s*$")
@@ -37,6 +45,7 @@ _OPAQUE = {
 class BodyFacts:
     title: str = ""
     title_line: int = 0
+    title_level: int = 0  # 1 for `# Title`, 2 for `## Title` or a title underlined with ---
     has_paragraph: bool = False
     links: list[tuple[str, int]] = field(default_factory=list)  # (target as written, line)
 
@@ -83,19 +92,52 @@ def read_body(text: str, first_line: int) -> BodyFacts:
 
 def _read_line(facts: BodyFacts, line: str, previous: str, number: int) -> None:
     heading = _ATX.match(line)
-    if heading is None and previous.strip() and _SETEXT.match(line) and not _is_special(previous):
-        heading = previous.strip()
+    underline = None if heading else _SETEXT.match(line)
+    if underline and previous.strip() and not _is_special(previous):
+        heading, level = previous.strip(), 1 if underline.group(1)[0] == "=" else 2
         number -= 1
     elif heading is not None:
-        heading = heading.group(2).strip()
+        heading, level = heading.group(2).strip(), len(heading.group(1))
     if heading is not None:
         if not facts.title and heading:
-            facts.title, facts.title_line = heading, number
+            facts.title, facts.title_line, facts.title_level = heading, number, level
         return
     if not line.strip() or _SKIP.match(line):
         return
     facts.has_paragraph = True
     facts.links += [(target, number) for target in _links(line)]
+
+
+def title_level(text: str, line: int) -> int:
+    """The level of the heading :func:`read_body` found at ``line`` (1-based) of ``text``
+    (``## x``: 2; a line underlined with ``---``: 2), or 0 when that line holds none (a title
+    given as a directive's ``:title:``). For the checks that have only the title's line."""
+    lines = text.split("\n", line + 1)
+    if not 0 < line <= len(lines):
+        return 0
+    heading = _ATX.match(lines[line - 1])
+    if heading is not None:
+        return len(heading.group(1))
+    underline = _SETEXT.match(lines[line]) if line < len(lines) else None
+    if underline is None or not lines[line - 1].strip():
+        return 0
+    return 1 if underline.group(1)[0] == "=" else 2
+
+
+def heading_problems(level: int, line: int) -> list[Problem]:
+    """A Markdown document whose first heading, at ``line``, is of ``level`` 2 or more: its
+    title is missing, and MyST warns at every heading of that level (not at deeper ones)."""
+    if level < 2:
+        return []
+    shift = level - 1
+    message = say(
+        "heading_start",
+        marks="#" * level,
+        level=level,
+        levels="one level" if shift == 1 else f"{shift} levels",
+        deeper="#" * (level + 1),
+    )
+    return [Problem(line, message, "heading")]
 
 
 def _is_special(line: str) -> bool:

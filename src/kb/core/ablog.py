@@ -71,6 +71,23 @@ def mark_directive_excerpts(document: nodes.document, directives: list[nodes.Ele
         document[EXCERPT_OPTIONS] = (directives[0].get("excerpt"), directives[0].get("image"))
 
 
+def keep_one_post(document: nodes.document, directives: list[nodes.Element]) -> list:
+    """Unwrap the ``post`` directives ablog cannot take, their content left in the page; the
+    checks report each at its line (:mod:`kb.checks.postforms`, :mod:`kb.checks.frontmatter`).
+
+    * A second one: ablog 0.11 would post its section on its own, and loops for ever looking
+      for that section when the directive does not stand in one.
+    * Any, in a document with no title at all and no ``:title:``: ablog raises "Missing title".
+    """
+    kept = directives[:1]
+    if kept and not kept[0].get("title") and not any(document.findall(nodes.title)):
+        kept = []
+    for directive in directives:
+        if not any(directive is other for other in kept):
+            directive.replace_self(directive.children)
+    return kept
+
+
 def excluded_excerpt(document: nodes.document) -> list[nodes.Element]:
     """The content of a ``post`` directive with ``:exclude:``: ablog's excerpt, which it
     takes off the page; taken from the document, which keeps no copy."""

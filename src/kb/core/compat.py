@@ -7,6 +7,8 @@ Sphinx, docutils, ablog or any other package.
 
 from __future__ import annotations
 
+import logging
+
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from sphinx.writers.html import HTMLWriter
@@ -48,3 +50,18 @@ def doctrees_waiting_to_be_written(env) -> dict | None:
     """
     waiting = getattr(env, "_write_doc_doctree_cache", None)
     return waiting if isinstance(waiting, dict) else None
+
+
+def myst_warning_logger() -> logging.Logger:
+    """The logger MyST (and MyST-NB, through it) writes its warnings to, for a filter of kb's
+    own (:mod:`kb.markup.headings`).
+
+    MyST has no way to leave one warning out for one document: ``suppress_warnings`` is the
+    whole site's, and its ``myst.header`` covers every header warning. Its
+    ``create_warning`` logs through Sphinx's ``getLogger(__name__)``, that is the standard
+    logger named ``sphinx.`` and its module's name; taken from the function, not spelt out,
+    so that a move of the function within MyST moves the name with it.
+    """
+    from myst_parser.warnings_ import create_warning
+
+    return logging.getLogger(f"sphinx.{create_warning.__module__}")

@@ -17,7 +17,10 @@ would copy or quote whatever the path leads to. A file may be used only when
 
 :func:`refusal` says why a file is refused (or None), :func:`check` also reports it at the
 post's line. Both decide before anything is read, so a refused file is neither read, nor
-published, nor quoted in the log; the message shows only the path as the post wrote it.
+published, nor quoted in the log; the message shows only the path as the post wrote it. The
+rule itself is pure (:mod:`kb.checks.namedfiles`), so that ``kb check`` judges a post's images
+and raw HTML files by it too; this module adds what only a build knows: its output folders,
+the files it generates, the document being read.
 """
 
 from __future__ import annotations
@@ -32,82 +35,11 @@ from sphinx.util import logging
 from ..checks import bounded
 from ..checks.bounded import INSIDE as INSIDE  # the rule's words, for every place that refuses
 from ..checks.bounded import Refusal as Refusal
-from ..checks.rawhtml import shorten
+from ..checks.namedfiles import IMAGE_SUFFIXES as IMAGE_SUFFIXES  # the rule's, for its places
+from ..checks.namedfiles import message, missing, named, refusal
+from ..checks.sanitize import shorten as shorten  # the rule's, for messages of its places
 
 logger = logging.getLogger(__name__)
-
-#: What a browser shows as an image (and what link previews accept).
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif")
-#: The site's own machinery: never shown, whatever the place.
-CONFIG_FILES = ("conf.py",)
-#: Never published, whatever the place: Python's caches of compiled code.
-COMPILED = (".pyc", ".pyo")
-BUILD_FOLDER = "_build"
-GLOB_CHARACTERS = frozenset("*?[")
-
-
-def refusal(
-    path: str | os.PathLike,
-    root: str | os.PathLike,
-    *,
-    blocked: tuple[str | os.PathLike, ...] = (),
-    suffixes: tuple[str, ...] | None = None,
-    kind: str = "",
-    limit: int | None = None,
-) -> Refusal | None:
-    """Why ``path`` (absolute, or relative to ``root``) may not be used; None when it may.
-
-    ``root`` is the repository; ``blocked`` are folders whose files are never used (the build
-    output); ``suffixes`` the file types the place accepts (None: any type), named ``kind``
-    in the message ("an image"); ``limit`` the largest size in bytes (None: no limit).
-    """
-    root = Path(root).resolve()
-    lexical = Path(os.path.normpath(Path(root, path)))
-    leaves = bounded.outside(path, root)
-    if leaves is not None:
-        return leaves
-    resolved = Path(root, path).resolve()
-    for candidate in (lexical, resolved):
-        if not candidate.is_relative_to(root):
-            continue  # a symbolic link from outside into the repository: judge where it leads
-        parts = candidate.relative_to(root).parts
-        hidden = next((part for part in parts if part.startswith(".") or part == "__pycache__"), "")
-        if hidden:
-            where = "the hidden file" if hidden == parts[-1] else "inside the hidden folder"
-            return Refusal(
-                f"is {where} {hidden}, which is never published",
-                "name a file of the site (posts/…, _static/…) instead",
-            )
-        if parts and parts[0] == BUILD_FOLDER:
-            return Refusal(
-                f"is inside the build output ({BUILD_FOLDER}/)",
-                "name the source file that the build copies there instead",
-            )
-        if candidate.name in CONFIG_FILES:
-            return Refusal(
-                f"is the site's configuration ({candidate.name}), which may hold secrets and "
-                "is never published",
-                "copy what the post needs into a file next to the post",
-            )
-        if candidate.suffix.lower() in COMPILED:
-            return Refusal(
-                f"is compiled Python ({candidate.name}), which is never published",
-                "name the .py source instead",
-            )
-    for folder in blocked:
-        folder = Path(folder).resolve()
-        if resolved.is_relative_to(folder) and folder.is_relative_to(root):
-            return Refusal(
-                f"is inside the build output ({folder.relative_to(root).as_posix()}/)",
-                "name the source file that the build copies there instead",
-            )
-    if suffixes is not None and resolved.suffix.lower() not in suffixes:
-        names = [suffix.lstrip(".") for suffix in suffixes]
-        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
-        return Refusal(f"is not {kind}", f"give a {listed} file next to the post")
-    if limit is not None:
-        return bounded.refusal(resolved, limit)
-    return None
 
 
 OUTPUT_FOLDERS = "kb_output_folders"
@@ -156,17 +88,8 @@ def named_path(env, target: str, docname: str | None = None) -> Path:
     as an absolute path before any symbolic link is followed (``env.relfn2path`` follows
     them, and then cannot tell a link that leads out from a path that does)."""
     if target.startswith(("/", os.sep)):
-        return Path(env.srcdir, target.lstrip("/" + os.sep))
-    docname = docname or env.docname
-    return Path(env.srcdir, env.doc2path(docname, base=False).parent, target)
-
-
-def message(label: str, shown: str, refused: Refusal, option: str = "") -> str:
-    """``include: '../../x' is outside the repository; put the file …``: ``label`` names the
-    place, ``option`` the directive's option if the path is in one (``:metadata:``), ``shown``
-    is the path as the post wrote it."""
-    where = f"{label}: {option} " if option else f"{label}: "
-    return f"{where}{shorten(shown)!r} {refused.reason}; {refused.advice}"
+        return named(env.srcdir, "", target)
+    return named(env.srcdir, env.doc2path(docname or env.docname, base=False), target)
 
 
 def warn(
@@ -185,11 +108,22 @@ def warn(
 
 
 def check(
-    env, label: str, shown: str, path: str | os.PathLike, location, option: str = "", **options
+    env,
+    label: str,
+    shown: str,
+    path: str | os.PathLike,
+    location,
+    option: str = "",
+    must_exist: bool = False,
+    **options,
 ) -> bool:
     """True when ``path``, named by the document being read, may be used; otherwise report
-    why at ``location`` and return False."""
+    why at ``location`` and return False. ``must_exist``: a path that names nothing is
+    refused too (:data:`NOT_A_FILE`), for places whose reader would not say so in kb's words
+    (an image: Sphinx's "image file not readable")."""
     refused = site_refusal(env, path, **options)
+    if refused is None and must_exist:
+        refused = missing(path)
     if refused is not None:
         warn(label, shown, refused, location, option, reading=env)
     return refused is None
@@ -229,11 +163,6 @@ def _purge(app, env, docname: str) -> None:
 
 def _merge(app, env, docnames, other) -> None:
     getattr(env, READ_AGAIN).update(getattr(other, READ_AGAIN, set()) & set(docnames))
-
-
-def has_glob(path: str) -> bool:
-    """Whether a path has wildcards (``*``, ``?``, ``[``) beyond Sphinx's ``image.*``."""
-    return bool(GLOB_CHARACTERS & set(path.removesuffix(".*")))
 
 
 # -- Markdown's {include}: judged before MyST reads the file ---------------------------------

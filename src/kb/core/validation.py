@@ -75,6 +75,7 @@ class CheckPostSource(SphinxTransform):
         if not directives and not _is_post(self.config, docname, docinfo):
             return
         ablog.mark_directive_excerpts(self.document, directives)
+        directives = ablog.keep_one_post(self.document, directives)
         path = Path(self.env.doc2path(docname))
         facts, problems = check_source(
             path.name, path.read_text(encoding="utf-8-sig"), _rules(self.config)

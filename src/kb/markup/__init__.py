@@ -3,10 +3,12 @@ with a PTX lexer (:mod:`.highlighting`), ids unique on every page (:mod:`.unique
 blocks that scroll sideways reachable by keyboard (:mod:`.scrolling`), audio and video
 files in the browser's player (:mod:`.players`), and
 the checks that keep a post inside the site: every file it names (:mod:`.files`, with the
-rule in :mod:`kb.core.paths`) and its raw HTML (:mod:`.rawhtml`).
+rule in :mod:`kb.core.paths`) and its raw HTML (:mod:`.rawhtml`), and one warning, kb's, for
+headings that start at ``##`` (:mod:`.headings`).
 """
 
 from .files import setup_files
+from .headings import setup_headings
 from .highlighting import setup_highlighting
 from .math import setup_math
 from .players import setup_players
@@ -16,6 +18,7 @@ from .uniqueids import setup_uniqueids
 
 __all__ = [
     "setup_files",
+    "setup_headings",
     "setup_highlighting",
     "setup_math",
     "setup_players",

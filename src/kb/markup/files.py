@@ -15,7 +15,8 @@ Each place that reads a file is checked where it can be, through public Sphinx A
   file's text too, should another parser read one.
 * Images, figures, ``{download}`` and links to files are nodes that Sphinx's collectors copy
   to ``_images/`` and ``_downloads/`` when the page is read; a transform runs before them and
-  removes a refused image (a refused download keeps its text, without the link).
+  removes a refused image, a missing one too, in the words ``kb check`` prints for it (a
+  refused download keeps its text, without the link).
 * ``{benchmark}`` (kb.benchmark) and ``og:image`` (kb.meta.previews) call the rule themselves.
 """
 
@@ -34,6 +35,7 @@ from sphinx.directives.other import Include
 from sphinx.directives.patches import CSVTable
 from sphinx.transforms import SphinxTransform
 
+from ..checks.namedfiles import IMAGE, image_files, is_remote
 from ..core import paths
 
 URL_REFUSED = paths.Refusal(
@@ -186,36 +188,27 @@ class CheckLinkedFiles(SphinxTransform):
     def apply(self, **kwargs) -> None:
         for image in list(self.document.findall(nodes.image)):
             uri = image.get("uri", "")
-            if _remote(uri):
-                continue
-            checked = uri.removesuffix(".*") + ".png" if uri.endswith(".*") else uri
-            if paths.has_glob(uri):
-                refused = paths.Refusal(
-                    "has wildcards", "name one file, or end the name with .* to let Sphinx pick"
-                )
+            if is_remote(uri):
+                continue  # another host's: kb.markup.rawhtml says so, and leaves it out
+            # As kb check judges it (kb.checks.namedfiles). A missing file is refused here, so
+            # that Sphinx's collector never sees it: its "image file not readable" would say
+            # less, in other words than kb check's.
+            refused, files = image_files(uri, lambda target: paths.named_path(self.env, target))
+            if refused is not None:
                 paths.warn("image", uri, refused, image, reading=self.env)
-            elif paths.check(
-                self.env,
-                "image",
-                uri,
-                paths.named_path(self.env, checked),
-                image,
-                suffixes=paths.IMAGE_SUFFIXES,
-                kind="an image",
+            elif all(
+                paths.check(self.env, "image", uri, path, image, must_exist=True, **IMAGE)
+                for path in files
             ):
                 continue
             image.parent.remove(image)
         for reference in list(self.document.findall(addnodes.download_reference)):
             target = reference.get("reftarget", "")
-            if _remote(target):
+            if "://" in target or target.startswith("data:"):
                 continue
             path = paths.named_path(self.env, target, reference.get("refdoc") or self.env.docname)
             if not paths.check(self.env, "download", target, path, reference):
                 reference.replace_self(nodes.inline("", "", *reference.children))
-
-
-def _remote(uri: str) -> bool:
-    return "://" in uri or uri.startswith("data:")
 
 
 def setup_files(app: Sphinx) -> None:

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import os
 import posixpath
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.osutil import relative_uri
 
+from ..checks.namedfiles import html_file
 from ..checks.rawhtml import Policy, describe, host_of, problems, remote_image_message, sanitize
 from ..checks.sanitize import SANITIZED, local_files
 from ..core import paths
@@ -90,9 +91,6 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 
 # -- Files beside the post that raw HTML shows --------------------------------------------------
 
-NOT_A_FILE = paths.Refusal(
-    "is not a file of the repository", "put the file next to the post, or correct the path"
-)
 #: On a raw node: the local URLs of its HTML and the source file each names.
 LOCAL_FILES = "kb_local_files"
 
@@ -105,17 +103,12 @@ def _note_local_files(app: Sphinx, raw: nodes.raw, html: str) -> None:
     source, first = _line(raw)
     source = source or env.doc2path(env.docname)
     for tag, attribute, url, line in local_files(html):
-        shown = unquote(urlsplit(url).path)
+        label, shown, rules = html_file(tag, attribute, url)  # as kb check judges it
         if not shown or url in files:
             continue
         path = paths.named_path(env, shown)
-        picture = tag == "img" or attribute == "poster"
-        label = "image" if picture else tag
-        rules = {"suffixes": paths.IMAGE_SUFFIXES, "kind": "an image"} if picture else {}
         where = f"{source}:{first + line - 1}" if first else str(source)
-        if not os.path.lexists(path):
-            paths.warn(label, shown, NOT_A_FILE, where, reading=env)
-        elif paths.check(env, label, shown, path, where, **rules):
+        if paths.check(env, label, shown, path, where, must_exist=True, **rules):
             relpath = os.path.relpath(path, env.srcdir).replace(os.sep, "/")
             env.images.add_file(env.docname, relpath)
             env.note_dependency(str(path))

@@ -15,6 +15,7 @@ from .evergreen import setup_evergreen
 from .glossary import setup_glossary
 from .listings import setup_listings
 from .navigation import setup_navigation
+from .postlist import setup_postlist
 from .postpage import setup_postpage
 from .redirects import setup_redirects
 from .related import setup_related
@@ -31,6 +32,7 @@ __all__ = [
     "setup_citation",
     "setup_listings",
     "setup_navigation",
+    "setup_postlist",
     "setup_postpage",
     "setup_redirects",
     "setup_related",

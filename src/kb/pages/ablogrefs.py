@@ -48,6 +48,8 @@ def written_pages(app: Sphinx) -> set[str]:
 def _missing_reference(app: Sphinx, env, node: nodes.Element, contnode: nodes.Element):
     if node.get("refdomain") != "std" or node.get("reftype") != "ref":
         return None
+    if not has_catalog(app):
+        return None  # an excerpt rendered while the catalog is built: pages not known yet
     target = node.get("reftarget", "")
     found = ablog.reference_page(app, target)
     if found is None or found[0] in written_pages(app):
