@@ -77,6 +77,10 @@ class Site:
     def date_format(self) -> str:
         return str(self.conf.get("post_date_format") or ABLOG_DATE_FORMAT)
 
+    def arriving_files(self) -> frozenset[Path]:
+        """Files a command is about to write beside the sources it checks (none here)."""
+        return frozenset()
+
     @property
     def max_file_bytes(self) -> int:
         return self.conf.get("kb_max_file_bytes", DEFAULT_LIMIT)
@@ -280,7 +284,9 @@ def notebook_file_problems(text: str, site: Site, relpath: str) -> list[Problem]
         return []
     problems = []
     for cell, line in notebook.markdown_cells():
-        files = NamedFiles(site.root, relpath, site.max_file_bytes)
+        files = NamedFiles(
+            site.root, relpath, site.max_file_bytes, arriving=site.arriving_files()
+        )
         markdown_problems(
             cell,
             site.raw_html_hosts,
@@ -365,7 +371,9 @@ def check_files(
             problems += notebook_file_problems(text, site, relpath)
         if not is_ipynb(relpath):  # a notebook's raw HTML is found by the build, in its cells
             # The images and raw HTML files it names, judged as the build judges them.
-            files = NamedFiles(site.root, relpath, site.max_file_bytes)
+            files = NamedFiles(
+                site.root, relpath, site.max_file_bytes, arriving=site.arriving_files()
+            )
             rst = relpath.endswith(".rst")
             if rst:  # MyST's tokens are no reading of rst (a literal block is no raw HTML)
                 files.rst(text)

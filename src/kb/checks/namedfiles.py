@@ -187,11 +187,16 @@ class NamedFiles:
     relpath: str
     limit: int = bounded.DEFAULT_LIMIT
     problems: list[Problem] = field(default_factory=list)
+    #: Files not there yet that a command will write with the source (``kb import`` copies a
+    #: post's images beside it): judged by every rule but being there.
+    arriving: frozenset[Path] = frozenset()
 
     def judge(self, label: str, shown: str, path: Path, line: int, **rules) -> bool:
         """Judge ``path``, which must be there; True when it may be used, else a problem at
         ``line``."""
-        refused = refusal(path, self.root, limit=self.limit, **rules) or missing(path)
+        refused = refusal(path, self.root, limit=self.limit, **rules)
+        if refused is None and Path(os.path.normpath(path)) not in self.arriving:
+            refused = missing(path)
         if refused is not None:
             self.problems.append(Problem(line, message(label, shown, refused), "body"))
         return refused is None

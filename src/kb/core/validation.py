@@ -96,6 +96,27 @@ class CheckPostSource(SphinxTransform):
             self.env.metadata[docname]["orphan"] = True
 
 
+class QuietEmptyPostFields(SphinxTransform):
+    """An rst post's empty ``:date:`` or ``:author:`` field is left out before docutils'
+    ``DocInfo`` warns "Cannot extract empty bibliographic field": :class:`CheckPostSource`
+    reports it at the same line in ``kb check``'s words, with what to write instead."""
+
+    default_priority = 339  # just before docutils' DocInfo (340) reads the field list
+
+    def apply(self) -> None:
+        index = self.document.first_child_not_matching_class(nodes.PreBibliographic)
+        if index is None or not isinstance(self.document[index], nodes.field_list):
+            return
+        fields = self.document[index]
+        names = {field[0].astext() for field in fields.findall(nodes.field)}
+        if "blogpost" not in names and self.env.docname not in ablog.matched_posts(self.config):
+            return
+        for field in list(fields.children):
+            empty = len(field) == 2 and not len(field[-1])
+            if empty and nodes.fully_normalize_name(field[0].astext()) in _BIBLIOGRAPHIC:
+                fields.remove(field)
+
+
 def _is_post(config, docname: str, docinfo: nodes.docinfo | None) -> bool:
     if docname in ablog.matched_posts(config):
         return True
@@ -322,6 +343,7 @@ class ReportedLinksAsText(SphinxPostTransform):
 
 def setup_validation(app: Sphinx) -> None:
     app.add_transform(CheckPostSource)
+    app.add_transform(QuietEmptyPostFields)
     app.add_post_transform(ReportedLinksAsText)
     app.connect("env-get-outdated", _env_get_outdated)
     app.connect("config-inited", _leave_out_unfindable)

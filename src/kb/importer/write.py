@@ -12,6 +12,7 @@ ever replaced.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -233,12 +234,19 @@ def _math_notes(math: list[tuple[str, bool]]) -> list[str]:
 class _PendingSite(Site):
     """The site as it will be once the posts being imported are written."""
 
-    def __init__(self, site: Site, pending: set[str]):
+    def __init__(self, site: Site, posts: list[Post]):
         super().__init__(site.root, site.conf)
-        self.pending = pending
+        self.pending = {post.relpath.removesuffix(".md") for post in posts}
+        # The images each post's text names, copied beside it when it is written.
+        self.images = frozenset(
+            Path(os.path.normpath(post.folder / name)) for post in posts for name in post.images
+        )
 
     def exists(self, docname: str) -> bool:
         return docname in self.pending or super().exists(docname)
+
+    def arriving_files(self) -> frozenset[Path]:
+        return self.images
 
 
 def baseline(site: Site) -> set[tuple[str, int, str]]:
@@ -251,10 +259,9 @@ def check(site: Site, posts: list[Post], before: set) -> dict[str, list[str]]:
     """The errors ``kb check`` would find in each post, checked with the site and each other;
     a post that would give one of the site's own posts an error (an older post claims its slug,
     title or tag spelling) has that error too: the site's posts come first."""
-    pending = {post.relpath.removesuffix(".md") for post in posts}
     drafts = {post.path: post.text for post in posts}
     errors: dict[str, list[str]] = {}
-    found = check_files(_PendingSite(site, pending), site.post_paths(), None, drafts)
+    found = check_files(_PendingSite(site, posts), site.post_paths(), None, drafts)
     for relpath, problem in found:
         if not problem.is_error:
             continue
