@@ -284,9 +284,7 @@ def notebook_file_problems(text: str, site: Site, relpath: str) -> list[Problem]
         return []
     problems = []
     for cell, line in notebook.markdown_cells():
-        files = NamedFiles(
-            site.root, relpath, site.max_file_bytes, arriving=site.arriving_files()
-        )
+        files = NamedFiles(site.root, relpath, site.max_file_bytes, arriving=site.arriving_files())
         markdown_problems(
             cell,
             site.raw_html_hosts,
