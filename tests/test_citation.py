@@ -42,9 +42,14 @@ def test_cite_block_ends_the_post_and_can_be_copied(built):
     assert block.select_one("h2").get_text() == "Cite this post"
     # After the post's own section, its footnotes (references included) and its related
     # posts, and last.
-    assert block.find_next_sibling() is None
-    related = block.find_previous_sibling()
-    assert "kb-related" in related["class"]
+    # Each in kb's wrapper, which keeps them out of the search index.
+    wrapper = block.parent
+    assert wrapper["class"] == ["kb-post-part"] and wrapper["data-pagefind-ignore"] == "all"
+    assert wrapper.find_next_sibling() is None
+    backlinks = wrapper.find_previous_sibling()  # none here: only kb's markers
+    assert backlinks["class"] == ["kb-post-part"] and not backlinks.find_all(True)
+    related = backlinks.find_previous_sibling()
+    assert related.select_one("section.kb-related")
     notes = related.find_previous_sibling()
     assert notes.name == "aside" and notes.select_one("#footcite-osama2023streamk")
     post = notes.find_previous_sibling("section")

@@ -39,7 +39,10 @@ def test_box_sits_after_the_post_header_and_names_the_part(built):
     assert names[0][0] == "h1"
     assert names[1] == ("p", ["kb-post-meta"])
     assert names[2] == ("p", ["kb-post-tags"])
-    assert names[3] == ("aside", ["kb-series-box"])
+    # kb's wrapper, which keeps other posts' titles out of the search index.
+    assert names[3] == ("div", ["kb-post-part"])
+    assert children[3].find("aside")["class"] == ["kb-series-box"]
+    assert children[3]["data-pagefind-ignore"] == "all"
     position = children[3].select_one(".kb-series-position")
     assert position.get_text() == "Part 2 of GEMM tutorial"
     link = position.select_one("a")

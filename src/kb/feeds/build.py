@@ -171,12 +171,12 @@ def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) ->
     context["metatags"] = context.get("metatags", "") + discovery_links(app, pagename)
     # What a reader sees: the sidebar's "Subscribe", and an archive's own feed under its title.
     formats, prefix = app.kb_config.feed_formats, root_prefix(app, pagename)
-    context["kb_subscribe_html"] = Markup(sidebar_subscribe_html(formats, prefix))
+    context["kb_subscribe_html"] = Markup(sidebar_subscribe_html(app, formats, prefix))
     path = app.kb_feed_archives.get(re.sub(r"/page/\d+$", "", pagename))
     if path is not None:
         kind = app.kb_feed_kinds[path]
         context["kb_archive_feeds_html"] = Markup(
-            archive_subscribe_html(path, kind, formats, prefix)
+            archive_subscribe_html(app, path, kind, formats, prefix)
         )
 
 

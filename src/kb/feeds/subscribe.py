@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from html import escape
 
+from sphinx.application import Sphinx
+
+from ..core.parts import render_part
 from .scopes import FEEDS_DIR, FORMATS, Scope, feed_url
 
 #: The feeds page's docname: ``feeds.html``, next to the ``feeds/`` folder of feed files.
@@ -73,24 +76,28 @@ def format_links(path: str, formats, prefix: str) -> str:
     return '<span class="kb-feed-sep"> · </span>'.join(links)
 
 
-def sidebar_subscribe_html(formats, prefix: str) -> str:
-    """The sidebar's section: the site feed in each format, then the feeds page."""
-    return (
-        '<section class="kb-subscribe" aria-labelledby="kb-subscribe-title">'
-        f'<h2 class="kb-sidebar-title" id="kb-subscribe-title">{ICON} Subscribe</h2>'
-        f'<p class="kb-subscribe-links">{format_links(FEEDS_DIR, formats, prefix)}</p>'
-        f'<a class="kb-sidebar-more" href="{prefix}{FEEDS_PAGE}.html">All feeds</a>'
-        "</section>"
+def sidebar_subscribe_html(app: Sphinx, formats, prefix: str) -> str:
+    """The sidebar's section (the template ``kb/parts/subscribe.html``): the site feed in
+    each format, then the feeds page."""
+    return render_part(
+        app,
+        "subscribe",
+        icon_html=ICON,
+        links_html=format_links(FEEDS_DIR, formats, prefix),
+        feeds_href=f"{prefix}{FEEDS_PAGE}.html",
     )
 
 
-def archive_subscribe_html(path: str, kind: str, formats, prefix: str) -> str:
-    """An archive page's line: its own feed (at ``path``) in each format."""
-    noun = KIND_NOUNS.get(kind, "page")
-    return (
-        f'<p class="kb-subscribe-line">{ICON} Subscribe to this {noun}: '
-        f"{format_links(path, formats, prefix)} "
-        f'<span class="kb-feed-sep">·</span> <a href="{prefix}{FEEDS_PAGE}.html">All feeds</a></p>'
+def archive_subscribe_html(app: Sphinx, path: str, kind: str, formats, prefix: str) -> str:
+    """An archive page's line (the template ``kb/parts/subscribe-line.html``): its own feed
+    (at ``path``) in each format."""
+    return render_part(
+        app,
+        "subscribe-line",
+        icon_html=ICON,
+        noun=KIND_NOUNS.get(kind, "page"),
+        links_html=format_links(path, formats, prefix),
+        feeds_href=f"{prefix}{FEEDS_PAGE}.html",
     )
 
 

@@ -13,8 +13,6 @@ list their posts (:mod:`.glossary`).
 
 from __future__ import annotations
 
-from html import escape
-
 from docutils import nodes
 from sphinx.application import Sphinx
 
@@ -22,12 +20,13 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import is_fragment
 from ..core.freshness import PagePart, add_page_part
 from ..core.links import linked_documents
+from ..core.parts import markers, render_part
 from ..core.posts import Catalog, Post, digest
 from ..core.urls import root_prefix
 from .entries import format_date
 from .postpage import add_post_part, post_part
 
-MARKERS = ("<!--kb-backlinks-->", "<!--/kb-backlinks-->")
+MARKERS = markers("backlinks")
 TITLE = "Linked from"
 
 
@@ -49,26 +48,25 @@ def backlinks_of(app: Sphinx, docname: str) -> list[Post]:
     return list(getattr(app, "kb_backlinks", {}).get(docname, ()))
 
 
-def backlinks_html(posts: list[Post], prefix: str) -> str:
+def backlinks_html(app: Sphinx, posts: list[Post], prefix: str) -> str:
+    """The list (the template ``kb/parts/backlinks.html``); nothing for no post."""
     if not posts:
         return ""
-    items = "".join(
-        f'<li><a href="{escape(prefix + post.docname, quote=True)}.html">{escape(post.title)}</a> '
-        f'<time datetime="{post.date.date().isoformat()}">{format_date(post.date)}</time></li>'
+    items = [
+        (
+            f"{prefix}{post.docname}.html",
+            post.title,
+            post.date.date().isoformat(),
+            format_date(post.date),
+        )
         for post in posts
-    )
-    return (
-        # Other posts' titles are no words of this page (as related posts are not), and the
-        # search record of a page whose list is replaced in place stays what it was.
-        '<section class="kb-backlinks" aria-labelledby="kb-backlinks-title" data-pagefind-ignore>'
-        f'<h2 id="kb-backlinks-title">{TITLE}</h2><ul class="kb-backlinks-posts">{items}</ul>'
-        "</section>"
-    )
+    ]
+    return render_part(app, "backlinks", title=TITLE, items=items)
 
 
 def _list_html(app: Sphinx, docname: str, prefix: str | None = None) -> str:
     prefix = root_prefix(app, docname) if prefix is None else prefix
-    return backlinks_html(backlinks_of(app, docname), prefix)
+    return backlinks_html(app, backlinks_of(app, docname), prefix)
 
 
 def _signer(app: Sphinx, docname: str) -> str:

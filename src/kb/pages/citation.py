@@ -16,6 +16,7 @@ from urllib.parse import urljoin
 from sphinx.application import Sphinx
 
 from ..core.html import focusable
+from ..core.parts import render_part
 from ..core.posts import Post
 from ..core.urls import site_url
 from .entries import format_date
@@ -102,17 +103,17 @@ def reference_line(app: Sphinx, post: Post) -> str:
 
 
 def cite_block_html(app: Sphinx, post: Post) -> str:
-    # The entry as plain text in the markup of a code block, so sphinx-copybutton gives it a
-    # button and it looks like one; not coloured by Pygments, whose spans around each token
-    # made a ten-line entry 1.6 KB of every post page.
-    return (
-        '<section class="kb-cite" aria-labelledby="kb-cite-title">'
-        '<h2 id="kb-cite-title">Cite this post</h2>'
-        f'<p class="kb-cite-reference">{escape(reference_line(app, post))}</p>'
-        '<div class="highlight-bibtex notranslate"><div class="highlight">'
-        f"<pre {focusable('BibTeX entry')}>"  # it scrolls on a phone (kb.markup.scrolling)
-        f"{escape(bibtex_entry(app, post), quote=False)}\n</pre></div></div>"
-        "</section>"
+    # The entry as plain text in the markup of a code block (the template
+    # ``kb/parts/cite.html``), so sphinx-copybutton gives it a button and it looks like one;
+    # not coloured by Pygments, whose spans around each token made a ten-line entry 1.6 KB
+    # of every post page. The block scrolls on a phone: focusable (kb.markup.scrolling).
+    return render_part(
+        app,
+        "cite",
+        post=post,
+        reference=reference_line(app, post),
+        bibtex=bibtex_entry(app, post),
+        pre_attributes_html=focusable("BibTeX entry"),
     )
 
 

@@ -1,7 +1,8 @@
-"""The one HTML layout of a listed post, shared by archives, the home page and sidebars.
+"""The one HTML layout of a listed post, shared by archives, the home page and series pages.
 
-Rendered in Python from the catalog's records (no template per entry): a listing page of ten
-entries costs ten string joins, not ten excerpt renderings.
+An entry is the template ``kb/parts/entry.html`` (:mod:`kb.core.parts`), which a fork
+overrides; each is made once per build and page depth (:func:`entries_html`), since a post
+stands on several listings.
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from html import escape
 
+from sphinx.application import Sphinx
+
+from ..core.parts import render_part
 from ..core.posts import Label, Post
 from ..core.urls import relocate_links
 
@@ -46,24 +50,24 @@ def meta_line(post: Post, prefix: str) -> str:
     return " · ".join(parts)
 
 
-def entry_html(post: Post, prefix: str, heading: int = 2) -> str:
+def entry_html(app: Sphinx, post: Post, prefix: str, heading: int = 2) -> str:
     """One listing entry: linked title, date, authors, categories, excerpt, "Go to article…"."""
-    href = escape(post_href(post, prefix), quote=True)
-    external = ' rel="external"' if post.external_link else ""
-    mark = f' <span class="kb-external">{EXTERNAL_MARK}</span>' if post.external_link else ""
-    excerpt = relocate_links(post.excerpt_html, prefix)
-    return (
-        f'<article class="kb-entry">'
-        f'<h{heading} class="kb-entry-title"><a href="{href}"{external}>{escape(post.title)}</a>'
-        f"{mark}</h{heading}>"
-        f'<p class="kb-entry-meta">{meta_line(post, prefix)}</p>'
-        f'<div class="kb-entry-excerpt">{excerpt}</div>'
-        f'<p class="kb-entry-more"><a href="{href}"{external}>{MORE_TEXT}</a></p>'
-        f"</article>"
+    return render_part(
+        app,
+        "entry",
+        post=post,
+        href=post_href(post, prefix),
+        heading=heading,
+        meta_html=meta_line(post, prefix),
+        excerpt_html=relocate_links(post.excerpt_html, prefix),
+        more_text=MORE_TEXT,
+        external_mark=EXTERNAL_MARK,
     )
 
 
-def entries_html(posts: list[Post], prefix: str, heading: int = 2, made: dict | None = None) -> str:
+def entries_html(
+    app: Sphinx, posts: list[Post], prefix: str, heading: int = 2, made: dict | None = None
+) -> str:
     """The entries of ``posts``; ``made`` keeps each entry made for the pages of one build: a
     post is listed on several (its archive, each of its tags, categories and authors), and
     an added post shifts every one of them (9000 listing pages at 10,000 posts)."""
@@ -74,6 +78,6 @@ def entries_html(posts: list[Post], prefix: str, heading: int = 2, made: dict | 
         key = (post.docname, prefix, heading)
         entry = made.get(key)
         if entry is None:
-            entry = made[key] = entry_html(post, prefix, heading)
+            entry = made[key] = entry_html(app, post, prefix, heading)
         entries.append(entry)
     return f'<div class="kb-listing">{"".join(entries)}</div>'

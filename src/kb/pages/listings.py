@@ -178,7 +178,7 @@ def _html_collect_pages(app: Sphinx):
         line = archive_line(app, page.base, prefix)  # the benchmarks category's
 
         def body(page=page, prefix=prefix, line=line) -> str:
-            entries = entries_html(list(page.posts), prefix, made=made)
+            entries = entries_html(app, list(page.posts), prefix, made=made)
             return line + entries + pagination_html(page, prefix)
 
         content = Content(listing_signature(app, page, line), *LISTING_MARKERS, body)
@@ -222,10 +222,10 @@ class LatestPostsDirective(SphinxDirective):
         return [node]
 
 
-def latest_posts_html(catalog: Catalog, count: int, prefix: str) -> str:
+def latest_posts_html(app: Sphinx, catalog: Catalog, count: int, prefix: str) -> str:
     blog = f"{prefix}{catalog.blog_path}.html"
     return (
-        entries_html(catalog.posts[:count], prefix, heading=3)
+        entries_html(app, catalog.posts[:count], prefix, heading=3)
         + f'<p class="kb-all-posts"><a href="{blog}">All posts…</a></p>'
     )
 
@@ -235,7 +235,7 @@ def _fill_latest_posts(app: Sphinx, doctree: nodes.document, docname: str) -> No
         return
     for node in doctree.findall(latest_posts):
         count = node["count"] or app.kb_config.home_posts
-        node["html"] = latest_posts_html(get_catalog(app), count, root_prefix(app, docname))
+        node["html"] = latest_posts_html(app, get_catalog(app), count, root_prefix(app, docname))
 
 
 def visit_latest_posts(translator, node: latest_posts) -> None:

@@ -57,10 +57,17 @@ class post_part(nodes.General, nodes.Element):
     when the page is resolved for writing, with its HTML made from the catalog."""
 
 
+#: Around a part that is no word of the page for the search index (other posts' titles, the
+#: citation that repeats the title), whatever the part's template writes.
+UNSEARCHED = ('<div class="kb-post-part" data-pagefind-ignore="all">', "</div>")
+
+
 def visit_post_part(translator, node: post_part) -> None:
     # Not in fragments of the post written elsewhere (a feed's full text).
     if not translator.document.get(FRAGMENT):
-        translator.body.append(node["html"])
+        html = node["html"]
+        searched = node.get("searched", False)
+        translator.body.append(html if searched else UNSEARCHED[0] + html + UNSEARCHED[1])
     raise nodes.SkipNode
 
 
@@ -73,12 +80,13 @@ class Part:
     slot: str  # "under-title" (after the <h1>) or "end" (after the body)
     order: int  # within the slot, lower first
     render: Callable[[Sphinx, Post, str], str]  # (app, post, prefix to the root) -> HTML
+    searched: bool = False  # its words are the page's for the search index (the tags)
 
 
-def add_post_part(app: Sphinx, slot: str, order: int, render) -> None:
+def add_post_part(app: Sphinx, slot: str, order: int, render, searched: bool = False) -> None:
     """Contribute a part to every post's own page (see :class:`Part`)."""
     parts = app.__dict__.setdefault("kb_post_parts", [])
-    parts.append(Part(slot, order, render))
+    parts.append(Part(slot, order, render, searched))
     parts.sort(key=lambda part: (part.slot, part.order))
 
 
@@ -93,7 +101,8 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
     for part in app.kb_post_parts:
         html = part.render(app, post, prefix)
         if html:
-            parts[part.slot].append(post_part("", html=html, classes=["kb-post-part"]))
+            node = post_part("", html=html, searched=part.searched, classes=["kb-post-part"])
+            parts[part.slot].append(node)
     title = next(iter(doctree.findall(nodes.title)), None)
     if title is not None and isinstance(title.parent, nodes.section):
         title.parent.insert(title.parent.index(title) + 1, parts["under-title"])
@@ -120,5 +129,6 @@ def setup_postpage(app: Sphinx) -> None:
         html=(visit_post_part, None),
         **dict.fromkeys(("latex", "text", "man", "texinfo"), skip),
     )
-    add_post_part(app, "under-title", 10, _header)
+    # Its tags are words to find; its date and authors line is not (kb.search.pagefind).
+    add_post_part(app, "under-title", 10, _header, searched=True)
     app.connect("doctree-resolved", _doctree_resolved)

@@ -21,7 +21,6 @@ import json
 import math
 import re
 from collections import Counter
-from html import escape
 from itertools import combinations
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from sphinx.application import Sphinx
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_atomically
 from ..core.freshness import PagePart, add_page_part
+from ..core.parts import markers, render_part
 from ..core.posts import Catalog, Post, digest
 from ..core.urls import root_prefix
 from .entries import format_date, post_href
@@ -41,7 +41,7 @@ TERMS_KEPT = 40
 CACHE_FILE = "kb-related.json"
 #: Around the list on every post's page, even an empty one: a list that changes is replaced
 #: between them in the written page (kb.core.freshness.PagePart), not written by Sphinx again.
-MARKERS = ("<!--kb-related-->", "<!--/kb-related-->")
+MARKERS = markers("related")
 #: Words too common to say what a post is about.
 STOPWORDS = frozenset(
     """about above after again against all also and any are because been before being below
@@ -333,20 +333,19 @@ def _signer(app: Sphinx, docname: str) -> str:
     return digest([_shown(post) for post in related]) if related else ""
 
 
-def related_html(posts: list[Post], prefix: str) -> str:
-    items = []
-    for post in posts:
-        href = escape(post_href(post, prefix), quote=True)
-        external = ' rel="external"' if post.external_link else ""
-        items.append(
-            f'<li><a href="{href}"{external}>{escape(post.title)}</a> '
-            f'<time datetime="{post.date.date().isoformat()}">{format_date(post.date)}</time></li>'
+def related_html(app: Sphinx, posts: list[Post], prefix: str) -> str:
+    """The list (the template ``kb/parts/related.html``)."""
+    items = [
+        (
+            post_href(post, prefix),
+            post.title,
+            bool(post.external_link),
+            post.date.date().isoformat(),
+            format_date(post.date),
         )
-    return (
-        '<section class="kb-related" aria-labelledby="kb-related-title">'
-        '<h2 id="kb-related-title">Related posts</h2>'
-        f'<ul class="kb-related-posts">{"".join(items)}</ul></section>'
-    )
+        for post in posts
+    ]
+    return render_part(app, "related", items=items)
 
 
 def _related_part(app: Sphinx, post: Post, prefix: str) -> str:
@@ -359,7 +358,7 @@ def _list_html(app: Sphinx, docname: str, prefix: str | None = None) -> str:
     related = getattr(app, "kb_related", {}).get(docname)
     if not related:
         return ""
-    return related_html(related, root_prefix(app, docname) if prefix is None else prefix)
+    return related_html(app, related, root_prefix(app, docname) if prefix is None else prefix)
 
 
 def related_of(app: Sphinx, docname: str) -> list[Post]:

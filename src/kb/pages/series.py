@@ -19,6 +19,7 @@ from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.freshness import add_signer, page_signature, should_write
+from ..core.parts import render_part
 from ..core.posts import Catalog, Post, Series
 from ..core.urls import root_prefix
 from .entries import entry_html, format_date, post_href
@@ -45,76 +46,54 @@ def position_text(one: Series, post: Post, series_link: str) -> str:
     return f"Part of {series_link}"
 
 
-def _member_link(post: Post, prefix: str, current: bool) -> str:
-    label = part_label(post)
-    label_html = f'<span class="kb-series-part">{label}:</span> ' if label else ""
-    if current:
-        # The reader is here: a link to this page, marked, so the list reads the same.
-        attrs = f'aria-current="page" href="{prefix}{post.docname}.html"'
-    else:
-        external = ' rel="external"' if post.external_link else ""
-        attrs = f'href="{escape(post_href(post, prefix), quote=True)}"{external}'
-    return f"<li>{label_html}<a {attrs}>{escape(post.title)}</a></li>"
+def _member(post: Post, prefix: str, current: bool) -> tuple[str, str, str, bool, bool]:
+    # The reader's own page is a link too, marked current, so the list reads the same.
+    href = f"{prefix}{post.docname}.html" if current else post_href(post, prefix)
+    return part_label(post), href, post.title, current, bool(post.external_link)
 
 
-def _nav_link(kind: str, post: Post, prefix: str, text: str) -> str:
-    href = escape(post_href(post, prefix), quote=True)
-    return f'<a class="kb-series-{kind}" rel="{kind}" href="{href}">{text}</a>'
-
-
-def series_box_html(one: Series, post: Post, prefix: str) -> str:
-    """The box on a member's page: its position, every member, previous and next."""
+def series_box_html(app: Sphinx, one: Series, post: Post, prefix: str) -> str:
+    """The box on a member's page: its position, every member, previous and next
+    (the template ``kb/parts/series-box.html``)."""
     index = one.position(post)
     series_link = f'<a href="{prefix}{one.docname}.html">{escape(one.name)}</a>'
-    items = "".join(
-        _member_link(member, prefix, member.docname == post.docname) for member in one.posts
-    )
-    nav = []
-    if index > 0:
-        previous = one.posts[index - 1]
-        nav.append(_nav_link("prev", previous, prefix, f"← Previous: {escape(previous.title)}"))
-    if index < len(one.posts) - 1:
-        following = one.posts[index + 1]
-        nav.append(_nav_link("next", following, prefix, f"Next: {escape(following.title)} →"))
-    nav_html = f'<nav class="kb-series-nav" aria-label="Series">{"".join(nav)}</nav>' if nav else ""
-    return (
-        f'<aside class="kb-series-box" aria-label="Series: {escape(one.name, quote=True)}">'
-        f'<p class="kb-series-position">{position_text(one, post, series_link)}</p>'
-        f'<ul class="kb-series-parts">{items}</ul>{nav_html}</aside>'
+    previous = one.posts[index - 1] if index > 0 else None
+    following = one.posts[index + 1] if index < len(one.posts) - 1 else None
+    return render_part(
+        app,
+        "series-box",
+        series=one,
+        post=post,
+        position_html=position_text(one, post, series_link),
+        members=[_member(m, prefix, m.docname == post.docname) for m in one.posts],
+        previous=(post_href(previous, prefix), previous.title) if previous else None,
+        following=(post_href(following, prefix), following.title) if following else None,
     )
 
 
-def series_end_html(one: Series, post: Post, prefix: str) -> str:
+def series_end_html(app: Sphinx, one: Series, post: Post, prefix: str) -> str:
     """The line at the end of a member's page, where the reader finishes it: "Next in
-    <series>: Part 2: <title> →", or that this was the last part, and the part before."""
+    <series>: Part 2: <title> →", or that this was the last part, and the part before
+    (the template ``kb/parts/series-end.html``)."""
     index = one.position(post)
-    name = escape(one.name)
-    series_link = f'<a href="{prefix}{one.docname}.html">{name}</a>'
-    lines = []
-    if index < len(one.posts) - 1:
-        following = one.posts[index + 1]
-        label = part_label(following)
-        text = f"{label}: {escape(following.title)}" if label else escape(following.title)
-        lines.append(
-            f'<p class="kb-series-end-next">Next in {series_link}: '
-            f"{_nav_link('next', following, prefix, f'{text} →')}</p>"
-        )
-    else:
-        count = len(one.posts)
-        lines.append(
-            f'<p class="kb-series-end-next">The last of the {count} posts in {series_link}.</p>'
-        )
-    if index > 0:
-        previous = one.posts[index - 1]
-        lines.append(
-            '<p class="kb-series-end-prev">'
-            f"{_nav_link('prev', previous, prefix, f'← Previous: {escape(previous.title)}')}</p>"
-        )
-    label = escape(f"Continue the series: {one.name}", quote=True)
-    return f'<aside class="kb-series-end" aria-label="{label}">{"".join(lines)}</aside>'
+    previous = one.posts[index - 1] if index > 0 else None
+    following = one.posts[index + 1] if index < len(one.posts) - 1 else None
+    return render_part(
+        app,
+        "series-end",
+        series=one,
+        series_href=f"{prefix}{one.docname}.html",
+        count=len(one.posts),
+        following=(
+            (post_href(following, prefix), part_label(following), following.title)
+            if following
+            else None
+        ),
+        previous=(post_href(previous, prefix), previous.title) if previous else None,
+    )
 
 
-def series_page_html(one: Series, catalog: Catalog, prefix: str) -> str:
+def series_page_html(app: Sphinx, one: Series, catalog: Catalog, prefix: str) -> str:
     """A series' own page: how many posts and over what time, then each member in order."""
     first, last = min(p.date for p in one.posts), max(p.date for p in one.posts)
     span = format_date(first) if first == last else f"{format_date(first)} to {format_date(last)}"
@@ -122,7 +101,7 @@ def series_page_html(one: Series, catalog: Catalog, prefix: str) -> str:
     members = "".join(
         '<section class="kb-series-member">'
         + (f'<p class="kb-series-part">{part_label(post)}</p>' if part_label(post) else "")
-        + entry_html(post, prefix)
+        + entry_html(app, post, prefix)
         + "</section>"
         for post in one.posts
     )
@@ -153,12 +132,12 @@ def _series_signer(app: Sphinx, docname: str) -> str:
 
 def _series_box(app: Sphinx, post: Post, prefix: str) -> str:
     one = get_catalog(app).series_of(post.docname)
-    return series_box_html(one, post, prefix) if one is not None else ""
+    return series_box_html(app, one, post, prefix) if one is not None else ""
 
 
 def _series_end(app: Sphinx, post: Post, prefix: str) -> str:
     one = get_catalog(app).series_of(post.docname)
-    return series_end_html(one, post, prefix) if one is not None and len(one.posts) > 1 else ""
+    return series_end_html(app, one, post, prefix) if one is not None and len(one.posts) > 1 else ""
 
 
 def _page(app: Sphinx, docname: str, title: str, body: str, signature: str):
@@ -173,7 +152,7 @@ def _html_collect_pages(app: Sphinx):
     series = catalog.series
     for one in series:
         prefix = root_prefix(app, one.docname)
-        body = series_page_html(one, catalog, prefix)
+        body = series_page_html(app, one, catalog, prefix)
         signature = page_signature(app, one.name, *(p.fingerprint() for p in one.posts))
         yield from _page(app, one.docname, one.name, body, signature)
     docname = catalog.series_catalog_docname

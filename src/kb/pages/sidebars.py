@@ -1,46 +1,37 @@
 """Bounded sidebars: recent posts, categories, series, top tags, years, and the benchmarks page
 when the site has benchmark data.
 
-Rendered once per build with root-relative links; each page only prefixes the links with
-its depth. Every list has a fixed bound, so a post page does not grow with the site.
+Rendered once per build (the template ``kb/parts/sidebar.html``) with root-relative links;
+each page only prefixes the links with its depth. Every list has a fixed bound, so a post
+page does not grow with the site.
 """
 
 from __future__ import annotations
-
-from html import escape
 
 from sphinx.application import Sphinx
 
 from ..config import KbConfig
 from ..core.freshness import Region, set_region
+from ..core.parts import markers, render_part
 from ..core.posts import Catalog, digest
 from ..core.urls import relocate_links, root_prefix
 from .benchmarks import sidebar_link
 
 
-def _links(items) -> str:
-    return "".join(
-        f'<li><a href="{href}">{escape(text)}</a>{extra}</li>' for href, text, extra in items
-    )
-
-
-def _count(n: int) -> str:
-    return f' <span class="kb-count">({n})</span>'
-
-
-def sidebar_html(catalog: Catalog, config: KbConfig, data: tuple[str, int] | None = None) -> str:
-    """The blog sidebar; ``data``: the benchmarks page and its number of datasets."""
-    recent = [(f"{p.docname}.html", p.title, "") for p in catalog.posts[: config.sidebar_recent]]
+def sidebar_html(
+    app: Sphinx, catalog: Catalog, config: KbConfig, data: tuple[str, int] | None = None
+) -> str:
+    """The blog sidebar (the template ``kb/parts/sidebar.html``); ``data``: the benchmarks
+    page and its number of datasets."""
+    recent = [(f"{p.docname}.html", p.title, None) for p in catalog.posts[: config.sidebar_recent]]
     categories = [
-        (f"{c.docname}.html", c.name, _count(len(c.posts))) for c in catalog.collections["category"]
+        (f"{c.docname}.html", c.name, len(c.posts)) for c in catalog.collections["category"]
     ]
     by_size = sorted(catalog.collections["tag"], key=lambda c: (-len(c.posts), c.name.casefold()))
     tags = sorted(by_size[: config.sidebar_tags], key=lambda c: c.name.casefold())
-    tag_items = [(f"{c.docname}.html", c.name, _count(len(c.posts))) for c in tags]
-    years = [
-        (f"{c.docname}.html", c.name, _count(len(c.posts))) for c in catalog.collections["year"]
-    ]
-    series = [(f"{s.docname}.html", s.name, _count(len(s.posts))) for s in catalog.series]
+    tag_items = [(f"{c.docname}.html", c.name, len(c.posts)) for c in tags]
+    years = [(f"{c.docname}.html", c.name, len(c.posts)) for c in catalog.collections["year"]]
+    series = [(f"{s.docname}.html", s.name, len(s.posts)) for s in catalog.series]
     sections = [
         ("Recent posts", recent, f"{catalog.blog_path}.html", "All posts"),
         ("Categories", categories, f"{catalog.catalog_docname('category')}.html", "All categories"),
@@ -56,20 +47,9 @@ def sidebar_html(catalog: Catalog, config: KbConfig, data: tuple[str, int] | Non
     if data is not None:
         # Under the recent posts, where a reader sees it, not last below tags and years.
         href, count = data
-        sections.insert(1, ("Benchmark data", [(href, "Every dataset", _count(count))], "", ""))
-    html = []
-    for number, (title, items, more_href, more_text) in enumerate(sections):
-        if not items:
-            continue
-        heading_id = f"kb-sidebar-{number}"
-        more = f'<a class="kb-sidebar-more" href="{more_href}">{more_text}</a>' if more_href else ""
-        html.append(
-            f'<section class="kb-sidebar-section" aria-labelledby="{heading_id}">'
-            f'<h2 class="kb-sidebar-title" id="{heading_id}">{title}</h2>'
-            f'<ul class="kb-sidebar-list">{_links(items)}</ul>'
-            f"{more}</section>"
-        )
-    return f'<nav class="kb-sidebar" aria-label="Blog">{"".join(html)}</nav>' if html else ""
+        sections.insert(1, ("Benchmark data", [(href, "Every dataset", count)], "", ""))
+    shown = [section for section in sections if section[1]]
+    return render_part(app, "sidebar", sections=shown) if shown else ""
 
 
 def _sidebar_on_page(app: Sphinx, pagename: str) -> str:
@@ -83,13 +63,14 @@ def _sidebar_on_page(app: Sphinx, pagename: str) -> str:
 
 
 #: The blog sidebar is a region of every page (see kb.core.freshness): when only it changed
-#: (a post added or retitled), pages that are otherwise current get it replaced in place.
-SIDEBAR_START = '<nav class="kb-sidebar"'
-SIDEBAR_END = "</nav>"  # the sidebar holds no other nav
+#: (a post added or retitled), pages that are otherwise current get it replaced in place,
+#: found by kb's markers around it, whatever its template writes.
+SIDEBAR_START, SIDEBAR_END = markers("sidebar")
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    app.kb_sidebar_html = html = sidebar_html(catalog, app.kb_config, sidebar_link(app))
+    html = sidebar_html(app, catalog, app.kb_config, sidebar_link(app))
+    app.kb_sidebar_html = html = SIDEBAR_START + html + SIDEBAR_END if html else ""
     app.kb_sidebar_by_prefix = {}
     if html:
         set_region(

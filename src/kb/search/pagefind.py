@@ -32,19 +32,15 @@ BUNDLE_DIR = "pagefind"
 
 #: Parts of an indexed page that are not its content: heading permalinks ("¶"); a post's
 #: date, authors, categories and reading time (results show date and categories from the
-#: metadata, so snippets stay about the text); whatever lists other posts, which would make
-#: a post found by their titles and excerpts: the home page's latest posts, a series' box
-#: and its previous/next links (kb.pages.series); the "Cite this post" box (kb.pages.citation),
-#: which repeats the title.
+#: metadata, so snippets stay about the text); the home page's latest posts, which would make
+#: it found by other posts' titles and excerpts. The parts kb adds to a post's page that list
+#: other posts (the series box, related posts) or repeat its title (the cite block) carry
+#: ``data-pagefind-ignore`` themselves (kb.pages.postpage), whatever their templates write.
 EXCLUDE_SELECTORS = (
     ".headerlink",
     ".kb-post-meta",
     ".kb-listing",
     ".kb-all-posts",
-    ".kb-series-box",
-    ".kb-series-nav",
-    ".kb-cite",
-    ".kb-related",
 )
 
 #: In the doctree folder: what the last bundle was made from, and its files
