@@ -33,7 +33,7 @@ BUILD_FIXTURES = {"app", "make_app", "app_params", "shared_result"}
 #: Modules of pure functions and commands on files: no Sphinx build.
 UNIT_MODULES = {
     "test_agreement_units",
-    "test_compat",
+    "test_upstream",
     "test_fileio",
     "test_frontmatter",
     "test_import",

@@ -11,8 +11,8 @@ from pathlib import Path
 from helpers import soup
 from sitebuild import build, copy_root
 
-from kb.core.compat import doctrees_waiting_to_be_written
 from kb.core.templatecache import CACHE_FOLDER
+from kb.upstream.sphinx import doctrees_waiting_to_be_written
 
 
 class _Cycle:

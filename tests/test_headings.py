@@ -13,8 +13,8 @@ from authoring import build, run_check, snapshot
 from sitebuild import copy_root
 
 from kb.checks.postbody import heading_problems, read_body, title_level
-from kb.core.compat import myst_warning_logger
 from kb.markup.headings import QuietHeadingsStart
+from kb.upstream.myst_parser import myst_warning_logger
 
 START = (
     "headings start at `##` (H2), not `#`: the title of a post or page is its `#` heading, and "

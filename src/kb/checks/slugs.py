@@ -3,7 +3,7 @@
 The same rule as ablog's ``slugify`` (NFKD, drop what is not a word character, space or
 hyphen, lower case, runs of spaces and hyphens become one hyphen), written here so that the
 checks, which import no Sphinx or ablog, name the very pages the build writes.
-``tests/test_compat.py`` compares the two on many strings and fails if ablog's changes.
+``tests/test_upstream.py`` compares the two on many strings and fails if ablog's changes.
 """
 
 from __future__ import annotations

@@ -33,12 +33,13 @@ from pathlib import Path
 def warm_up(confdir: Path) -> None:
     """Import what a build of the site at ``confdir`` imports: Sphinx with its built-in
     extensions, the installed HTML themes, and the extensions the site's ``conf.py`` names."""
-    import sphinx.application
     import sphinx.cmd.build  # noqa: F401  (build_main, for every child)
     from sphinx.config import Config
     from sphinx.util.tags import Tags
 
-    for name in sphinx.application.builtin_extensions:
+    from ..upstream.sphinx import builtin_extensions
+
+    for name in builtin_extensions():
         _import_quietly(name)
     for theme in importlib.metadata.entry_points(group="sphinx.html_themes"):
         _import_quietly(theme.module)

@@ -8,7 +8,6 @@ each page) with kb's way of building: each rebuild is forked from a warm worker
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -159,26 +158,6 @@ def _say(message: str) -> None:
     print(f"[kb serve] {message}", file=sys.stderr, flush=True)
 
 
-def _watcher_class():
-    from sphinx_autobuild.server import RebuildServer
-    from watchfiles import awatch
-
-    class Watcher(RebuildServer):
-        """sphinx-autobuild's watcher, rebuilding in a thread of this process (where the warm
-        worker's pipes are) rather than in a new process per change; the server keeps
-        answering while a build runs, as before."""
-
-        async def watch(self) -> None:
-            async for changes in awatch(
-                *self.paths, watch_filter=lambda _, path: not self.ignore(path)
-            ):
-                changed = [Path(path).resolve() for _, path in changes]
-                await asyncio.to_thread(self.change_callback, changed_paths=changed)
-                self.flag.set()
-
-    return Watcher
-
-
 def _whole_files_class():
     from starlette.datastructures import Headers
     from starlette.exceptions import HTTPException
@@ -217,25 +196,24 @@ def _whole_files_class():
 def serve(site: Site, port: int, drafts: bool = False, cold: bool = False) -> int:
     """Build the site, then serve it and rebuild on every save until Ctrl-C."""
     import uvicorn
-    from sphinx_autobuild.filter import IgnoreFilter
-    from sphinx_autobuild.middleware import JavascriptInjectorMiddleware
     from starlette.applications import Starlette
-    from starlette.middleware import Middleware
     from starlette.routing import Mount, WebSocketRoute
+
+    from ..upstream.sphinx_autobuild import ignore_filter, reload_middleware, watcher_class
 
     root = site.root.resolve()
     outdir, doctrees = build_folders(root, drafts)
     outdir.mkdir(parents=True, exist_ok=True)
     url_host = f"127.0.0.1:{port}"
     rebuilds = Rebuilds(root, sphinx_arguments(root, drafts), f"http://{url_host}/", cold)
-    ignore = IgnoreFilter([*(root / name for name in IGNORED), outdir, doctrees], [])
-    watcher = _watcher_class()([root], ignore, change_callback=rebuilds)
+    ignore = ignore_filter([*(root / name for name in IGNORED), outdir, doctrees])
+    watcher = watcher_class()([root], ignore, change_callback=rebuilds)
     app = Starlette(
         routes=[
             WebSocketRoute("/websocket-reload", watcher, name="reload"),
             Mount("/", app=_whole_files_class()(directory=outdir, html=True), name="static"),
         ],
-        middleware=[Middleware(JavascriptInjectorMiddleware, ws_url=url_host)],
+        middleware=[reload_middleware(url_host)],
         lifespan=watcher.lifespan,
     )
     try:

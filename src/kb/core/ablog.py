@@ -23,7 +23,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from .compat import detach
+from ..upstream.ablog import reset_blog_state
+from ..upstream.docutils import detach
+from ..upstream.sphinx import listeners
 
 
 def matched_posts(config) -> tuple[str, ...]:
@@ -152,19 +154,16 @@ def post_record(env, docname: str) -> dict | None:
 
 
 def _fresh_blog_state(app: Sphinx, config) -> None:
-    """ablog's ``Blog`` shares one dict among all instances, class-level (``Blog._dict``),
-    filled on first use: a second build in one process would see the first build's posts.
-    There is no public reset; ``tests/test_compat.py`` fails if the attribute goes away."""
-    from ablog.blog import Blog
-
-    Blog._dict.clear()
+    """A second build in one process must not see the first build's posts
+    (:func:`kb.upstream.ablog.reset_blog_state`)."""
+    reset_blog_state()
 
 
 def _slim_posts(app: Sphinx, doctree: nodes.document) -> None:
     """Drop ablog's copy of the post's whole doctree, which only its own full-text feeds read
     (``blog_feed_fulltext``; kb writes the feeds): pickling it with the environment made a
     no-change rebuild at 1000 posts spend seconds unpickling 68 MB. The excerpt paragraphs
-    ablog keeps are cut loose from the document (see :func:`kb.core.compat.detach`)."""
+    ablog keeps are cut loose from the document (see :func:`kb.upstream.docutils.detach`)."""
     for info in getattr(app.env, "ablog_posts", {}).get(app.env.docname, ()):
         copy = info.get("doctree")
         if isinstance(copy, nodes.Node) and not app.config.blog_feed_fulltext:
@@ -187,17 +186,17 @@ def _disconnect_ablog_writers(app: Sphinx) -> None:
 
     handlers = {getattr(post, name) for name in REPLACED_HANDLERS}
     found = [
-        listener
-        for listener in app.events.listeners.get("html-collect-pages", ())
-        if listener.handler in handlers
+        listener_id
+        for listener_id, handler in listeners(app, "html-collect-pages")
+        if handler in handlers
     ]
     if len(found) != len(handlers):
         raise ExtensionError(
             "kb could not find ablog's archive and feed writers (ablog.post."
             f"{' and '.join(REPLACED_HANDLERS)}); this ablog version is not supported by kb"
         )
-    for listener in found:
-        app.disconnect(listener.id)
+    for listener_id in found:
+        app.disconnect(listener_id)
 
 
 def setup_ablog_adapter(app: Sphinx) -> None:

@@ -21,8 +21,8 @@ from sphinx.environment import BuildEnvironment
 from ..checks.dates import text_day
 from ..checks.frontmatter import PostFacts
 from ..checks.slugs import join, slugify
+from ..upstream.docutils import detach
 from . import ablog
-from .compat import detach
 from .drafts import publish_cutoff
 from .fragments import EXCERPT_PARTS, render_excerpt
 from .html import reader_text

@@ -2,7 +2,7 @@
 in memory for the writing phase.
 
 Sphinx keeps every doctree it reads until the writing phase writes its page, so that it need
-not unpickle it again (:func:`kb.core.compat.doctrees_waiting_to_be_written`). A clean build
+not unpickle it again (:func:`kb.upstream.sphinx.doctrees_waiting_to_be_written`). A clean build
 of 10,000 posts held all 10,000 at once: most of its 2.5 GB peak. Past the limit, each doctree
 read is dropped from memory as the next one is read (it was already pickled to the doctree
 folder) and its page is written from that pickle, as in any incremental build. The first
@@ -15,7 +15,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .compat import doctrees_waiting_to_be_written
+from ..upstream.sphinx import doctrees_waiting_to_be_written
 
 
 def _drop_beyond(app: Sphinx, limit: int) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from sphinx.application import ENV_PICKLE_FILENAME, Sphinx
+from sphinx.application import Sphinx
 from sphinx.project import EXCLUDE_PATHS
 from sphinx.util import logging
 from sphinx.util.matching import compile_matchers
@@ -28,6 +28,7 @@ from ..checks.ignored import ignored_sources
 from ..checks.messages import say
 from ..checks.sitechecks import DOC_SUFFIXES
 from ..checks.sourcefiles import excluded_by, unsafe_sources
+from ..upstream.sphinx import has_saved_environment
 from . import ablog
 
 logger = logging.getLogger(__name__)
@@ -162,7 +163,7 @@ def _leave_out_companions(app: Sphinx, config) -> None:
 
 
 def _config_inited(app: Sphinx, config) -> None:
-    if not (Path(app.doctreedir) / ENV_PICKLE_FILENAME).is_file():
+    if not has_saved_environment(app):  # Sphinx finds the files before builder-inited
         _exclude(app)
 
 

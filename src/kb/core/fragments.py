@@ -11,9 +11,9 @@ from docutils import nodes
 from docutils.utils import new_document
 from sphinx.application import Sphinx
 from sphinx.util import logging
-from sphinx.util.osutil import relative_uri
 
-from .compat import writer_settings
+from ..upstream.docutils import writer_settings
+from ..upstream.sphinx import writing_as
 from .urls import rebase_links
 
 #: Set on documents kb writes as fragments: ``doctree-resolved`` handlers that add parts
@@ -58,31 +58,10 @@ def render_excerpt(app: Sphinx, docname: str, paragraph: nodes.Element | None) -
 def write_fragment(builder, docname: str, document: nodes.document) -> str:
     """HTML of ``document`` as ``docname``'s own page would write it, leaving the builder as
     it was."""
-    target = builder.get_target_uri(docname)
-    saved = (
-        builder.current_docname,
-        getattr(builder, "imgpath", ""),
-        getattr(builder, "dlpath", ""),
-        getattr(builder, "secnumbers", {}),
-        getattr(builder, "fignumbers", {}),
-    )
-    builder.current_docname = docname
-    builder.imgpath = relative_uri(target, "_images")
-    builder.dlpath = relative_uri(target, "_downloads")
-    builder.secnumbers = builder.env.toc_secnumbers.get(docname, {})
-    builder.fignumbers = builder.env.toc_fignumbers.get(docname, {})
-    try:
+    with writing_as(builder, docname):
         visitor = builder.create_translator(document, builder)
         document.walkabout(visitor)
         return "".join(visitor.fragment).strip()
-    finally:
-        (
-            builder.current_docname,
-            builder.imgpath,
-            builder.dlpath,
-            builder.secnumbers,
-            builder.fignumbers,
-        ) = saved
 
 
 def _settings(app: Sphinx):

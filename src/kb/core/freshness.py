@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinx.application import Sphinx
-from sphinx.environment import CONFIG_OK
 from sphinx.util import logging
 
+from ..upstream.sphinx import configuration_changed, html_settings_hashes, newest_template_mtime
 from .fileio import BackgroundWrites, crash_point, crashing
 from .journal import Journal, remove_partial_files
 from .posts import digest
@@ -113,13 +113,10 @@ def _build_signature(app: Sphinx) -> str:
         for p in package.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     )
-    parts = [app.config.html_theme, *mtimes]
-    build_info = getattr(app.builder, "build_info", None)  # Sphinx's hash of html settings
-    if build_info is not None:
-        parts += [build_info.config_hash, build_info.tags_hash]
-    newest_template = getattr(app.builder.templates, "newest_template_mtime", None)
+    parts = [app.config.html_theme, *mtimes, *html_settings_hashes(app.builder)]
+    newest_template = newest_template_mtime(app.builder)
     if newest_template is not None:
-        parts.append(repr(newest_template()))
+        parts.append(repr(newest_template))
     return digest(parts)
 
 
@@ -135,7 +132,7 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     base = digest([_build_signature(app), *regions, *site_wide])
     # A changed configuration or extension set makes Sphinx start a fresh environment; our
     # record of what the last build wrote no longer vouches for anything.
-    fresh_env = env.config_status != CONFIG_OK
+    fresh_env = configuration_changed(env)
     # What is on disk, for removing what is gone; after a stopped build, only its names.
     app.kb_state_previous = journal.load_state()
     distrusted = fresh_env or journal.recovering

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..checks.oldaddresses import read_old_addresses_file
 from ..checks.pages import check_page
 from ..checks.rawhtml import shorten
+from ..checks.slugs import slugify as page_slug
 from .arguments import UsageError, names_from
 from .detect import read
 from .model import ImportFileError, Item, Source
@@ -219,12 +220,10 @@ class Import:
 
     def _tags(self, tags: list[str]) -> list[str]:
         """Tags as ablog keeps them, spelled as the site (or an earlier item) spells them."""
-        from ablog.blog import slugify as ablog_slug
-
         kept: dict[str, str] = {}
         for tag in tags:
             cleaned = clean_tag(tag)
-            slug = ablog_slug(cleaned) if cleaned else ""
+            slug = page_slug(cleaned) if cleaned else ""
             if slug:
                 spelling = self.existing.tags.setdefault(slug, cleaned)
                 kept.setdefault(slug, spelling)

@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 from ..checks.frontmatter import read_front_matter
+from ..checks.slugs import slugify as page_slug
 from ..site import Site, check_files
 from . import media
 from .excerpts import describe
@@ -101,9 +102,7 @@ def _tag_names(value) -> list[str]:
 
 
 def _tag_slug(tag: str) -> str:
-    from ablog.blog import slugify  # the page a tag gets: one spelling per page
-
-    return slugify(tag)
+    return page_slug(tag)  # the page a tag gets (ablog's rule): one spelling per page
 
 
 class Renderer:

@@ -34,7 +34,7 @@ from ..checks.model import Rules
 from ..checks.notebook import check_source, is_ipynb
 from ..checks.pages import check_page, says_blogpost
 from ..core import ablog
-from ..core.compat import myst_warning_logger
+from ..upstream.myst_parser import myst_warning_logger
 
 #: MyST's message for a document whose first heading is below H1 (``update_section_level_state``
 #: in myst_parser's ``mdit_to_docutils/base.py``); an H2 to H4 jump is another message.

@@ -31,6 +31,7 @@ from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
 from ..core.html import focusable
+from ..upstream.sphinx import html_assets_policy
 from . import temml
 from .mathcache import FILE as STORE_FILE
 from .mathcache import MathStore
@@ -380,5 +381,5 @@ def setup_math(app: Sphinx) -> None:
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
     # Only a page that shows math loads the stylesheet, and with it the math font (Sphinx
     # adds a file added here to this page alone, as sphinx.ext.mathjax does).
-    if context.get("has_maths_elements") or app.registry.html_assets_policy == "always":
+    if context.get("has_maths_elements") or html_assets_policy(app) == "always":
         app.add_css_file("kb-math.css")

@@ -30,6 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from ..core import paths
+from ..upstream.sphinx import downloads_path
 
 REMOTE_REFUSED = paths.Refusal(
     "would load from another host, which the site never does",
@@ -81,7 +82,7 @@ class PlayerDirective(SphinxDirective):
 
 
 def _href(translator, reference) -> str:
-    return posixpath.join(translator.builder.dlpath, quote(reference["filename"]))
+    return posixpath.join(downloads_path(translator.builder), quote(reference["filename"]))
 
 
 def _copied(node: player, mark: str):

@@ -23,6 +23,7 @@ from sphinx.util.osutil import relative_uri
 from ..core.fileio import write_if_changed
 from ..core.fragments import is_fragment
 from ..core.urls import SITE_BUILDERS
+from ..upstream.sphinx import page_being_written
 
 #: In the doctree folder: the notebook files the last build wrote into the output folder.
 STATE_FILE = "kb-notebooks.json"
@@ -70,7 +71,7 @@ def _size(size: int) -> str:
 def visit_download(translator, node: notebook_download) -> None:
     if not is_fragment(translator.document):
         builder = translator.builder
-        href = relative_uri(builder.get_target_uri(builder.current_docname), node["target"])
+        href = relative_uri(builder.get_target_uri(page_being_written(builder)), node["target"])
         name = os.path.basename(node["target"])
         translator.body.append(
             '<p class="kb-notebook-download" data-pagefind-ignore>'

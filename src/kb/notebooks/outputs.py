@@ -36,6 +36,7 @@ from sphinx.util import logging
 from ..checks.outputs import HTML_FORMS, SCRIPT_FORMS, SVG_FORMS, dropped_message, loud, reason
 from ..checks.sanitize import SANITIZED, Policy, sanitize, sanitize_svg
 from ..core.urls import site_url
+from ..upstream.sphinx import has_translation_handlers
 from .download import notebooks
 
 logger = logging.getLogger(__name__)
@@ -188,8 +189,7 @@ def _fold_hidden_cells(app: Sphinx, doctree: nodes.document, docname: str) -> No
         return
     from myst_nb.sphinx_ import HideCodeCellNode, HideInputCells
 
-    handlers = app.registry.translation_handlers.get("html", {})
-    if HideCodeCellNode.__name__ not in handlers:
+    if not has_translation_handlers(app, HideCodeCellNode, "html"):
         app.add_node(HideCodeCellNode, override=True, html=(_visit_folded, _depart_folded))
     HideInputCells(doctree).apply()
 

@@ -16,11 +16,11 @@ import logging as std_logging
 import nbformat
 from docutils import nodes
 from myst_nb.core.read import read_myst_markdown_notebook
-from myst_nb.sphinx_ import Parser as MystNbParser
 from sphinx.util import logging
 
 from ..checks.frontmatter import read_front_matter
 from ..checks.notebook import find_lines
+from ..upstream.myst_nb import notebook_parser as make_notebook_parser
 from .download import add_download
 from .outputs import describe_figures, drop_unsafe_outputs
 from .state import flawed
@@ -35,9 +35,7 @@ def render_notebook(text: str, document: nodes.document, kind: str) -> bool:
     docname = env.docname
     metadata, lines = _metadata(text, kind)
     mode = metadata.get("kb_execute")
-    notebook_parser = MystNbParser()
-    # What Sphinx's registry gives every parser it makes (SphinxComponentRegistry).
-    notebook_parser._config, notebook_parser._env = env.config, env
+    notebook_parser = make_notebook_parser(env)
     everywhere = env.mystnb_config
     if mode in ("cache", "force"):
         env.mystnb_config = everywhere.copy(execution_mode=mode)

@@ -1,0 +1,548 @@
+"""What kb relies on in other packages' internals: all of it in kb.upstream, and still there.
+
+* No module of kb outside ``src/kb/upstream/`` touches a private name (or a known undocumented
+  attribute) of another package: the source is read with ``ast``.
+* Each function of kb.upstream has a check here that what it relies on is in the installed
+  version, and a test that says so when it is not.
+* kb.core.ablog's other reliance on ablog (its page and feed writers, unplugged; its slug
+  rule, repeated in kb.checks.slugs) and what kb.notebooks imports of MyST-NB are checked too.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import inspect
+import pickle
+from pathlib import Path
+
+import pytest
+from ablog import blog as ablog_blog
+from docutils import nodes
+from docutils.utils import new_document
+from sitebuild import build, copy_root
+
+from kb.checks.slugs import slugify
+from kb.upstream import ablog as upstream_ablog
+from kb.upstream import myst_nb as upstream_myst_nb
+from kb.upstream import myst_parser as upstream_myst_parser
+from kb.upstream import pagefind as upstream_pagefind
+from kb.upstream import sphinx as upstream_sphinx
+from kb.upstream import sphinx_autobuild as upstream_autobuild
+from kb.upstream.docutils import detach, writer_settings
+from kb.upstream.sphinx import doctrees_waiting_to_be_written
+
+SRC = Path(__file__).parent.parent / "src" / "kb"
+UPSTREAM = SRC / "upstream"
+
+# -- (a) Private names of other packages: only in kb.upstream ------------------------------------
+
+#: Attributes other packages keep but do not document, though their names look public: reading
+#: or setting one is relying on internals as much as a name with an underscore.
+UNDOCUMENTED = {
+    "build_info",  # StandaloneHTMLBuilder's (sphinx.builders.html._build_info.BuildInfo)
+    "newest_template_mtime",  # BuiltinTemplateLoader's
+    "config_status",  # BuildEnvironment's
+    "listeners",  # EventManager's
+    "translation_handlers",  # SphinxComponentRegistry's
+    "html_assets_policy",  # SphinxComponentRegistry's
+    "builtin_extensions",  # sphinx.application's
+    "current_docname",  # the builders'
+    "imgpath",
+    "dlpath",
+    "secnumbers",
+    "fignumbers",
+}
+
+#: Names with a leading underscore that are their package's documented API.
+DOCUMENTED = {
+    ("os", "_exit"),  # the documented way for a forked child to leave
+    ("lxml.etree", "_Element"),  # lxml's element class, in its API reference
+    ("sphinx.locale", "_"),  # gettext
+}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _kb_own(name: str) -> bool:
+    """A name kb gives its own data on another package's object (``app._kb_writer_settings``)."""
+    return name.startswith("_kb")
+
+
+def _is_kb_module(module: str | None, level: int) -> bool:
+    return level > 0 or module == "kb" or (module or "").startswith("kb.")
+
+
+def private_uses(source: str) -> list[tuple[int, str]]:
+    """Where ``source`` touches a private or undocumented name of a package other than kb:
+    ``(line, what)`` for each ``from <package> import _name``, ``import <package>._module``,
+    ``x._name`` (``x`` anything but ``self``, ``cls`` or a name imported from kb: a parameter
+    is another package's object) and ``getattr(x, "_name")``; and for each known undocumented
+    attribute (:data:`UNDOCUMENTED`) however it is reached."""
+    tree = ast.parse(source)
+    imported: dict[str, str] = {}  # name bound by an import -> the module it names
+    kb_names: set[str] = set()
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                imported[bound] = alias.name if alias.asname else bound
+                if _is_kb_module(alias.name, 0):
+                    kb_names.add(bound)
+                elif any(_private(part) for part in alias.name.split(".")):
+                    found.append((node.lineno, f"import {alias.name}"))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if _is_kb_module(node.module, node.level):
+                    kb_names.add(bound)
+                    continue
+                module = node.module or ""
+                imported[bound] = f"{module}.{alias.name}"
+                if any(_private(part) for part in module.split(".")) or (
+                    _private(alias.name) and (module, alias.name) not in DOCUMENTED
+                ):
+                    found.append((node.lineno, f"from {module} import {alias.name}"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            root = node.value
+            while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
+                root = root.func if isinstance(root, ast.Call) else root.value
+            owner = root.id if isinstance(root, ast.Name) else None
+            if owner in ("self", "cls") and not (
+                node.attr in UNDOCUMENTED and node.value is not root
+            ):
+                continue
+            if owner in kb_names and node.attr not in UNDOCUMENTED:
+                continue  # a kb module's own helper, or kb's own class
+            if node.attr in UNDOCUMENTED or (_private(node.attr) and not _kb_own(node.attr)):
+                dotted = ast.unparse(node.value)
+                if (imported.get(dotted, dotted), node.attr) not in DOCUMENTED:
+                    found.append((node.lineno, ast.unparse(node)))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            name = node.args[1].value
+            if name in UNDOCUMENTED or (_private(name) and not _kb_own(name)):
+                found.append((node.lineno, ast.unparse(node)))
+    return sorted(set(found))
+
+
+def test_no_module_outside_upstream_touches_another_packages_private_names():
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        if UPSTREAM in path.parents:
+            continue
+        for line, what in private_uses(path.read_text(encoding="utf-8")):
+            found.append(f"{path.relative_to(SRC.parent)}:{line}: {what}")
+    assert found == [], "move these into a function of src/kb/upstream/:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from ablog.blog import Blog\nBlog._dict.clear()",
+        "from sphinx.builders.html._build_info import BuildInfo",
+        "import sphinx.builders.html._build_info",
+        "from sphinx.util import _private_helper",
+        "def f(env):\n    return env.config_status",
+        "def f(builder):\n    return builder.templates.newest_template_mtime()",
+        "def f(parser, env):\n    parser._config = env.config",
+        'def f(env):\n    return getattr(env, "_write_doc_doctree_cache", None)',
+        "def f(app):\n    return app.events.listeners",
+        "import sphinx.application\nsphinx.application.builtin_extensions",
+        "class W(Base):\n    def f(self):\n        return self.builder.dlpath",
+    ],
+)
+def test_the_search_finds_each_kind_of_private_use(source):
+    assert private_uses(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from ._impl import _helper\n_helper()",
+        "from . import shards\nshards._stage()",
+        "from kb.core import fragments\nfragments._settings(app)",
+        "class A:\n    def f(self):\n        return self._cache",
+        "def f(app):\n    return app._kb_writer_settings",
+        'def f(app):\n    return getattr(app, "_kb_writer_settings", None)',
+        "import os\nos._exit(0)",
+        "from lxml import etree\nx: etree._Element",
+        "from sphinx.locale import _",
+        "x = obj.__class__",
+    ],
+)
+def test_the_search_leaves_kbs_own_names_and_documented_ones_alone(source):
+    assert private_uses(source) == []
+
+
+def test_upstream_imports_nothing_of_kb_above_it():
+    # The ground floor: kb.upstream's modules import one another at most.
+    for path in UPSTREAM.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                assert node.level == 1, f"{path.name} imports kb above kb.upstream"
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                assert not (node.module or "").startswith("kb"), path.name
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith("kb") for a in node.names), path.name
+
+
+# -- (b) Each function of kb.upstream, and what it relies on --------------------------------------
+
+#: The test below that checks what each public function of kb.upstream relies on.
+CHECKS = {
+    "test_sphinx_keeps_the_doctrees_it_reads_for_the_writing_phase": [
+        "sphinx.doctrees_waiting_to_be_written"
+    ],
+    "test_sphinx_build_state_kb_reads_is_there_after_a_build": [
+        "sphinx.html_settings_hashes",
+        "sphinx.newest_template_mtime",
+        "sphinx.configuration_changed",
+    ],
+    "test_sphinx_finds_files_when_kb_core_finding_expects": ["sphinx.has_saved_environment"],
+    "test_a_fragment_is_written_with_its_pages_state_which_is_restored": [
+        "sphinx.writing_as",
+        "sphinx.page_being_written",
+        "sphinx.downloads_path",
+    ],
+    "test_ablogs_page_and_feed_writers_are_found_and_unplugged": ["sphinx.listeners"],
+    "test_sphinx_registry_state_kb_reads": [
+        "sphinx.has_translation_handlers",
+        "sphinx.html_assets_policy",
+        "sphinx.builtin_extensions",
+    ],
+    "test_myst_nbs_parser_gets_its_build_as_sphinx_gives_it": [
+        "sphinx.give_parser_its_build",
+        "myst_nb.notebook_parser",
+    ],
+    "test_writer_settings_are_docutils_defaults_with_the_environments_overrides": [
+        "docutils.writer_settings"
+    ],
+    "test_a_detached_copy_pickles_without_its_document": ["docutils.detach"],
+    "test_ablog_keeps_its_state_in_a_class_level_dict": ["ablog.reset_blog_state"],
+    "test_myst_logs_its_warnings_where_kb_filters_them": ["myst_parser.myst_warning_logger"],
+    "test_sphinx_autobuilds_server_parts_are_where_kb_serve_looks": [
+        "sphinx_autobuild.watcher_class",
+        "sphinx_autobuild.ignore_filter",
+        "sphinx_autobuild.reload_middleware",
+    ],
+    "test_the_installed_pagefind_writes_the_layout_kb_knows": [
+        "pagefind.installed_version",
+        "pagefind.layout_is_known",
+    ],
+}
+
+
+def test_every_function_of_upstream_has_a_check():
+    functions = set()
+    for path in sorted(UPSTREAM.glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        module = importlib.import_module(f"kb.upstream.{path.stem}")
+        for name, value in vars(module).items():
+            ours = inspect.isfunction(value) and value.__module__ == module.__name__
+            if ours and not name.startswith("_"):
+                functions.add(f"{path.stem}.{name}")
+    assert functions == {name for names in CHECKS.values() for name in names}
+    assert set(CHECKS) <= set(globals())
+
+
+# Sphinx ------------------------------------------------------------------------------------------
+
+
+def test_sphinx_keeps_the_doctrees_it_reads_for_the_writing_phase(make_app, tmp_path):
+    # kb.core.doctrees bounds this cache; test_buildcaches checks that the pages are the same.
+    app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
+    app.cleanup()
+    # The environment's dict, docname -> doctree: None would mean Sphinx moved it.
+    assert doctrees_waiting_to_be_written(app.env) == {}
+
+
+def test_sphinx_build_state_kb_reads_is_there_after_a_build(make_app, tmp_path):
+    from sphinx.builders.html._build_info import BuildInfo
+
+    app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
+    try:
+        assert upstream_sphinx.configuration_changed(app.env)  # a new environment
+        app.build()
+        assert isinstance(app.builder.build_info, BuildInfo)
+        hashes = upstream_sphinx.html_settings_hashes(app.builder)
+        assert len(hashes) == 2 and all(isinstance(h, str) and h for h in hashes)
+        assert upstream_sphinx.newest_template_mtime(app.builder) > 0
+        assert not upstream_sphinx.configuration_changed(app.env)  # Sphinx marks it current
+    finally:
+        app.cleanup()
+
+
+def test_sphinx_finds_files_when_kb_core_finding_expects(make_app, tmp_path):
+    from sphinx.application import Sphinx
+    from sphinx.builders import Builder
+
+    # Without a saved environment, Sphinx finds the files before builder-inited ...
+    init = inspect.getsource(Sphinx.__init__)
+    order = [init.index(f"self.{step}(") for step in ("_init_env", "_post_init_env")]
+    assert order == sorted(order) and order[-1] < init.index("self._init_builder(")
+    assert "find_files" in inspect.getsource(Sphinx._post_init_env)
+    assert "ENV_PICKLE_FILENAME" in inspect.getsource(Sphinx._init_env)
+    # ... and in every build, right before the env-get-outdated handlers.
+    read = inspect.getsource(Builder.read)
+    assert read.index("find_files") < read.index("'env-get-outdated'")
+
+    srcdir = copy_root("listings", tmp_path / "site")
+    app = build(make_app, srcdir)
+    assert upstream_sphinx.has_saved_environment(app)
+    (Path(app.doctreedir) / "environment.pickle").unlink()
+    assert not upstream_sphinx.has_saved_environment(app)
+
+
+def test_a_fragment_is_written_with_its_pages_state_which_is_restored(make_app, tmp_path):
+    from sphinx.writers import html5
+
+    # What Sphinx's HTML translator reads of the page being written, kb sets for a fragment.
+    translator = inspect.getsource(html5)
+    for name in ("current_docname", "imgpath", "dlpath", "secnumbers", "fignumbers"):
+        assert f"self.builder.{name}" in translator, name
+    app = build(make_app, copy_root("listings", tmp_path / "site"))
+    builder = app.builder
+    post = next(iter(app.env.ablog_posts))
+    before = {name: getattr(builder, name, None) for name in upstream_sphinx._PAGE_STATE}
+    with upstream_sphinx.writing_as(builder, post):
+        assert upstream_sphinx.page_being_written(builder) == post
+        depth = post.count("/")
+        assert upstream_sphinx.downloads_path(builder) == "../" * depth + "_downloads"
+        assert builder.imgpath == "../" * depth + "_images"
+    assert {name: getattr(builder, name, None) for name in upstream_sphinx._PAGE_STATE} == before
+
+
+def test_sphinx_registry_state_kb_reads(make_app, tmp_path):
+    app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
+    try:
+
+        class Folded(nodes.Element):
+            pass
+
+        assert not upstream_sphinx.has_translation_handlers(app, Folded)
+        app.add_node(Folded, html=(lambda t, n: None, lambda t, n: None))
+        assert upstream_sphinx.has_translation_handlers(app, Folded, "html")
+        assert upstream_sphinx.html_assets_policy(app) == "per_page"
+        app.set_html_assets_policy("always")
+        assert upstream_sphinx.html_assets_policy(app) == "always"
+        assert upstream_sphinx.listeners(app, "builder-inited")
+        assert all(isinstance(i, int) for i, _ in upstream_sphinx.listeners(app, "env-updated"))
+    finally:
+        app.cleanup()
+    extensions = upstream_sphinx.builtin_extensions()
+    assert "sphinx.builders.html" in extensions and "sphinx.addnodes" in extensions
+    for name in extensions:
+        assert importlib.util.find_spec(name) is not None, name
+
+
+# docutils ----------------------------------------------------------------------------------------
+
+
+def test_writer_settings_are_docutils_defaults_with_the_environments_overrides(make_app, tmp_path):
+    app = build(make_app, copy_root("listings", tmp_path / "site"))
+    settings = writer_settings(app.env)
+    for key, value in app.env.settings.items():
+        assert getattr(settings, key) == value
+    assert settings.output_encoding  # a default of docutils' HTML writer
+
+
+def test_a_detached_copy_pickles_without_its_document():
+    document = new_document("post.md", writer_settings_for_tests())
+    document.append(nodes.paragraph(text="x" * 100_000))
+    copy = document[0].deepcopy()
+    copy.append(nodes.emphasis(text="kept"))
+    assert copy.document is document or copy.document is None
+    detach(copy)
+    assert copy.document is None
+    assert len(pickle.dumps(copy)) < 110_000  # the document (and its 100 KB) is not dragged
+
+
+def writer_settings_for_tests():
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+
+    return get_default_settings(Parser)
+
+
+# ablog -------------------------------------------------------------------------------------------
+
+SAMPLES = [
+    "C++", "C#", "CUDA", "Stream-K", "  two  words ", "FP8 / BF16", "wgmma.mma_async",
+    "naïve café", "Ünïcödé", "tab\there", "a--b", "-lead", "trail-", "日本語", "x_y", "%$#",
+    "Optimization diaries", "NVFP4 block scaling on SM12x", "100%", "H200 (SXM)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_our_slugs_are_ablogs_slugs(text):
+    # The checks and kb import name tag and series pages without importing ablog: they agree.
+    assert slugify(text) == ablog_blog.slugify(text)
+
+
+def test_ablog_keeps_its_state_in_a_class_level_dict():
+    # kb.upstream.ablog.reset_blog_state clears Blog._dict so builds in one process don't leak.
+    assert isinstance(ablog_blog.Blog._dict, dict)
+    assert "_dict" in vars(ablog_blog.Blog)
+    ablog_blog.Blog._dict["kb-test"] = 1
+    upstream_ablog.reset_blog_state()
+    assert ablog_blog.Blog._dict == {}
+
+
+def test_a_second_build_in_one_process_does_not_see_the_first_builds_posts(make_app, tmp_path):
+    first = build(make_app, copy_root("listings", tmp_path / "one"))
+    assert first.kb_catalog.posts
+    empty = copy_root("listings", tmp_path / "two")
+    for post in (empty / "posts").glob("*.md"):
+        post.unlink()
+    second = build(make_app, empty)
+    assert second.kb_catalog.posts == []
+    assert not (second.outdir / "posts").exists()
+
+
+def test_ablogs_page_and_feed_writers_are_found_and_unplugged(make_app, tmp_path):
+    from ablog import post
+
+    app = build(make_app, copy_root("listings", tmp_path / "site"))
+    handlers = {handler for _, handler in upstream_sphinx.listeners(app, "html-collect-pages")}
+    assert handlers  # kb's own page writers are there
+    assert post.generate_archive_pages not in handlers
+    assert post.generate_atom_feeds not in handlers
+    assert not (app.outdir / "blog" / "drafts.html").exists()  # ablog always wrote one
+
+
+# MyST-Parser and MyST-NB (kb.notebooks imports MyST-NB lazily and declares its settings itself) --
+
+
+def test_myst_logs_its_warnings_where_kb_filters_them():
+    from myst_parser import warnings_
+
+    logger = upstream_myst_parser.myst_warning_logger()
+    assert logger.name == f"sphinx.{warnings_.__name__}"
+    assert "getLogger(__name__)" in inspect.getsource(warnings_)
+
+
+def test_myst_nbs_parser_gets_its_build_as_sphinx_gives_it(make_app, tmp_path):
+    from sphinx.parsers import Parser as SphinxParser
+    from sphinx.registry import SphinxComponentRegistry
+
+    made = inspect.getsource(SphinxComponentRegistry.create_source_parser)
+    assert "parser._config = config" in made and "parser._env = env" in made
+    app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
+    try:
+        parser = upstream_myst_nb.notebook_parser(app.env)
+        assert isinstance(parser, SphinxParser)
+        assert parser._config is app.config and parser._env is app.env
+    finally:
+        app.cleanup()
+
+
+class _Recorder:
+    """A stand-in Sphinx app that records the settings an extension declares."""
+
+    def __init__(self) -> None:
+        self.settings: dict[str, object] = {}
+
+    def add_config_value(self, name, default, *args, **kwargs) -> None:
+        self.settings[name] = default
+
+    def __getattr__(self, name):
+        return _Anything()
+
+
+class _Anything:
+    """Whatever the extension's setup() reaches for beyond settings (``app.connect``, or
+    ``app.registry.transforms.remove`` in older MyST-Parsers): accepted, and ignored."""
+
+    def __getattr__(self, name):
+        return self
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+
+def test_kb_declares_myst_nbs_settings():
+    # kb.notebooks.settings declares MyST-NB's nb_* settings instead of running its setup():
+    # a setting MyST-NB adds must be declared by kb too (or refused on purpose).
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.sphinx_ext import OUTPUT_FOLDER, sphinx_setup
+
+    from kb.notebooks import settings
+
+    theirs = _Recorder()
+    sphinx_setup(theirs)
+    # Deprecated names MyST-NB still accepts (and warns about): kb does not offer them.
+    legacy = {"nb_render_priority"} | {
+        field.metadata["legacy_name"]
+        for _, _, field in NbParserConfig().as_triple()
+        if "legacy_name" in field.metadata
+    }
+    ours = {f"nb_{name}" for name, _ in settings._names()}
+    assert set(theirs.settings) - legacy == ours | {f"nb_{n}" for n in settings.NOT_OFFERED}
+    assert OUTPUT_FOLDER == settings.OUTPUT_FOLDER
+
+
+def test_myst_nb_parts_kb_uses_are_where_kb_looks():
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_nb.sphinx_ import (
+        HideCodeCellNode,
+        HideInputCells,
+        Parser,
+        SelectMimeType,
+        depart_HideCellInput,
+        visit_HideCellInput,
+    )
+
+    assert SelectMimeType.default_priority == 4  # kb's SelectOutputForm runs at the same time
+    assert HideInputCells.default_priority == 199
+    assert callable(visit_HideCellInput) and callable(depart_HideCellInput)
+    assert issubclass(HideCodeCellNode, nodes.Element) and callable(Parser.parse)
+    assert NbParserConfig().copy(execution_mode="cache").execution_mode == "cache"
+    notebook = read_myst_markdown_notebook("---\nfile_format: mystnb\n---\n\n# T\n")
+    assert notebook.metadata["file_format"] == "mystnb"
+
+
+# sphinx-autobuild --------------------------------------------------------------------------------
+
+
+def test_sphinx_autobuilds_server_parts_are_where_kb_serve_looks(tmp_path):
+    from sphinx_autobuild.server import RebuildServer
+    from starlette.middleware import Middleware
+
+    ignored = tmp_path / "_build"
+    ignore = upstream_autobuild.ignore_filter([ignored])
+    assert ignore(str(ignored / "page.html")) and not ignore(str(tmp_path / "post.md"))
+    calls = []
+    watcher = upstream_autobuild.watcher_class()([tmp_path], ignore, change_callback=calls.append)
+    assert isinstance(watcher, RebuildServer)
+    # What the replaced watch() reads, and what the server's lifespan runs.
+    assert watcher.paths == [tmp_path.resolve()] and watcher.ignore is ignore
+    assert watcher.change_callback == calls.append and hasattr(watcher.flag, "set")
+    assert callable(watcher.lifespan) and "self.watch()" in inspect.getsource(RebuildServer.main)
+    assert isinstance(upstream_autobuild.reload_middleware("127.0.0.1:1"), Middleware)
+
+
+# Pagefind ----------------------------------------------------------------------------------------
+
+
+def test_the_installed_pagefind_writes_the_layout_kb_knows():
+    # Fails when Pagefind is upgraded: run tests/test_search_shards.py and tests/test_search.py
+    # with it, then add its version to kb.upstream.pagefind.KNOWN_VERSIONS. Until then kb
+    # indexes every page in one run (tests/test_search_shards.py checks that too).
+    version = upstream_pagefind.installed_version()
+    assert upstream_pagefind.layout_is_known(version), version
+    assert not upstream_pagefind.layout_is_known("1.4.0")
+    assert not upstream_pagefind.layout_is_known(None)
