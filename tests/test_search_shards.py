@@ -20,6 +20,7 @@ from searchbundle import bundle_files, pages_with, read_bundle
 from kb.search import merge, shards
 from kb.search.cbor import Unexpected
 from kb.search.pagefind import UNSHARDED_FILE
+from kb.upstream import pagefind as upstream_pagefind
 
 SHARDED = {"kb_search_shard_size": 2}
 ONE_RUN = {"kb_search_shard_size": 0}
@@ -130,6 +131,18 @@ def test_a_bundle_the_merge_does_not_know_is_indexed_in_one_run(make_app, site, 
     build(make_app, site, SHARDED)
     assert not (doctrees / shards.SHARDS_DIR).exists()
     assert pages_with(outdir / "pagefind", "quokka") == {"/posts/gpu-sharing.html"}
+
+
+def test_a_pagefind_whose_layout_kb_does_not_know_indexes_every_page_in_one_run(
+    make_app, site, monkeypatch
+):
+    """kb merges shards only for the Pagefind versions whose bundle layout it was checked
+    against (kb.upstream.pagefind): any other runs once over the whole site."""
+    monkeypatch.setattr(upstream_pagefind, "KNOWN_VERSIONS", frozenset())
+    outdir = build(make_app, site, SHARDED)
+    assert not (site / "_build" / "doctrees" / shards.SHARDS_DIR).exists()
+    pages = read_bundle(outdir / "pagefind")["languages"]["en"]["fragments"]
+    assert len(pages) == 7
 
 
 def test_a_damaged_shard_is_indexed_again(make_app, site):

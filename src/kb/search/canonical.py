@@ -8,7 +8,8 @@ are put in sorted order and the two files are written again under names made fro
 bytes, so two builds give identical bundles.
 
 The files are gzip'd ``pagefind_dcd`` + CBOR, read and written by :mod:`.cbor`.
-A bundle that does not look as expected is left as Pagefind wrote it.
+A bundle of a Pagefind version whose layout kb does not know (:mod:`kb.upstream.pagefind`), or
+that does not look as expected, is left as Pagefind wrote it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import gzip
 import json
 from pathlib import Path
 
+from ..upstream.pagefind import layout_is_known
 from .cbor import Unexpected as _Unexpected
 from .cbor import read_file, write_file
 
@@ -33,6 +35,8 @@ def canonicalize(bundle: Path) -> None:
     """Put every filter index of ``bundle`` in a stable order (see the module's doc)."""
     try:
         entry = json.loads((bundle / ENTRY).read_text(encoding="utf-8"))
+        if not layout_is_known(entry.get("version")):
+            return  # another Pagefind version: its bundle is left as it wrote it
         for language in entry["languages"].values():
             language["hash"] = _canonical_meta(bundle, language["hash"])
     except (OSError, KeyError, TypeError, ValueError, IndexError, gzip.BadGzipFile):

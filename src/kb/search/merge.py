@@ -9,7 +9,8 @@ ends once it holds 20,000 locations), the same page counts and word counts for r
 filters and sort orders of all pages. Pages are numbered shard after shard. The browser sees
 one ordinary bundle: a query fetches what it fetched from a bundle made in one run.
 
-How the files are laid out (Pagefind 1.5; anything else raises :class:`Unexpected` and the
+How the files are laid out (Pagefind 1.5, only for the versions of
+:data:`kb.upstream.pagefind.KNOWN_VERSIONS`; anything else raises :class:`Unexpected` and the
 caller indexes every page in one run instead):
 
 * ``pagefind.<hash>.pf_meta``: ``[version, [[fragment, word count]…], [[from, to, chunk]…],
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.fileio import write_atomically
+from ..upstream.pagefind import layout_is_known
 from .bundle import link_into_place
 from .cbor import Unexpected, decode, encode, encode_head, head, pack, read_file, skip, unpack
 from .metafields import renumbered
@@ -73,6 +75,8 @@ class Shard:
 def read_shard(folder: Path, records: dict[str, str]) -> Shard:
     """Read the bundle Pagefind wrote for ``records`` (site path -> record file)."""
     entry = json.loads((folder / ENTRY).read_text(encoding="utf-8"))
+    if not layout_is_known(entry.get("version")):
+        raise Unexpected(f"a bundle of Pagefind {entry.get('version')}, a layout kb does not know")
     languages = {}
     for code, info in sorted(entry["languages"].items()):
         meta = read_file(folder / f"pagefind.{info['hash']}.pf_meta")

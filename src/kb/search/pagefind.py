@@ -6,7 +6,6 @@ Nothing here needs Sphinx: :mod:`kb.search.index` calls it at the end of a build
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import re
 import shutil
@@ -19,6 +18,7 @@ from sphinx.util import logging
 
 from ..config import KbConfig
 from ..core.fileio import crash_point, write_atomically
+from ..upstream import pagefind as upstream_pagefind
 from . import bundle as bundle_files
 from .canonical import canonicalize
 from .cbor import Unexpected
@@ -32,15 +32,19 @@ BUNDLE_DIR = "pagefind"
 
 #: Parts of an indexed page that are not its content: heading permalinks ("¶"); a post's
 #: date, authors, categories and reading time (results show date and categories from the
-#: metadata, so snippets stay about the text); the home page's latest posts, which would make
-#: it found by other posts' titles and excerpts. The parts kb adds to a post's page that list
-#: other posts (the series box, related posts) or repeat its title (the cite block) carry
-#: ``data-pagefind-ignore`` themselves (kb.pages.postpage), whatever their templates write.
+#: metadata, so snippets stay about the text); whatever lists other posts, which would make
+#: a post found by their titles and excerpts: the home page's latest posts, a series' box
+#: and its previous/next links (kb.pages.series); the "Cite this post" box (kb.pages.citation),
+#: which repeats the title.
 EXCLUDE_SELECTORS = (
     ".headerlink",
     ".kb-post-meta",
     ".kb-listing",
     ".kb-all-posts",
+    ".kb-series-box",
+    ".kb-series-nav",
+    ".kb-cite",
+    ".kb-related",
 )
 
 #: In the doctree folder: what the last bundle was made from, and its files
@@ -110,8 +114,8 @@ class IndexRun:
 
     A site of more than ``shard_size`` pages is indexed in shards (:mod:`.shards`): only the
     shards a change touched are indexed again, and merged into one bundle. Should the merge
-    meet a bundle it does not know (another Pagefind version), every page is indexed in one
-    run instead.
+    meet a bundle it does not know, every page is indexed in one run instead; so is it with a
+    Pagefind whose bundle layout kb was not checked against (:mod:`kb.upstream.pagefind`).
 
     Pagefind writes into a folder of its own; :meth:`wait` puts the new files into the bundle
     beside the old ones, and :meth:`finish`, once the search page carries the new entry,
@@ -134,10 +138,16 @@ class IndexRun:
         # Signed with the settings and Pagefind's version; the binary is looked up (an import
         # and a search of the package) only when it has to run.
         template = pagefind_command(Path("pagefind"), Path("<site>"), self.bundle, keep_index_url)
-        self.settings = "\0".join([_pagefind_version(), *template])
+        self.settings = "\0".join([upstream_pagefind.installed_version(), *template])
         count = shard_count(len(sources), shard_size)
         self.unsharded = workdir / UNSHARDED_FILE
-        if count > 1 and _read(self.unsharded) != f"{SHARDS_FORMAT}\0{self.settings}":
+        # Shards are merged only in the bundle layout kb knows: with any other Pagefind, every
+        # page is indexed in one plain run (kb.upstream.pagefind).
+        if (
+            count > 1
+            and upstream_pagefind.layout_is_known(upstream_pagefind.installed_version())
+            and _read(self.unsharded) != f"{SHARDS_FORMAT}\0{self.settings}"
+        ):
             # What a single run left says nothing of the bundle the shards will write.
             self.state.unlink(missing_ok=True)
             self.sharded = ShardedRun(
@@ -245,13 +255,6 @@ def build_search_index(
     count = run.wait()
     run.finish()
     return count
-
-
-def _pagefind_version() -> str:
-    try:
-        return importlib.metadata.version("pagefind")
-    except importlib.metadata.PackageNotFoundError:  # a binary found on PATH
-        return "unknown"
 
 
 def _read(path: Path) -> str | None:
