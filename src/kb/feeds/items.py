@@ -44,7 +44,7 @@ def full_text_html(app: Sphinx, docname: str, url: str) -> str:
     """
     builder = app.builder
     with logging.suppress_logging():  # problems are reported on the post's own page
-        doctree = app.env.get_and_resolve_doctree(docname, builder)
+        doctree = app.env.get_and_resolve_doctree(docname, builder, tags=builder.tags)
     doctree.settings = builder.docsettings
     doctree[FRAGMENT] = True  # written outside its page: without the page's own parts
     body = write_fragment(builder, docname, doctree)
