@@ -37,9 +37,10 @@ def test_box_sits_after_the_post_header_and_names_the_part(built):
     children = [c for c in section.children if getattr(c, "name", None)]
     names = [(c.name, c.get("class", [])) for c in children[:4]]
     assert names[0][0] == "h1"
-    assert names[1] == ("p", ["kb-post-meta"])
+    # kb's wrapper keeps the date line and other posts' titles out of the search index.
+    assert names[1] == ("div", ["kb-post-part"])
+    assert children[1].find("p")["class"] == ["kb-post-meta"]
     assert names[2] == ("p", ["kb-post-tags"])
-    # kb's wrapper, which keeps other posts' titles out of the search index.
     assert names[3] == ("div", ["kb-post-part"])
     assert children[3].find("aside")["class"] == ["kb-series-box"]
     assert children[3]["data-pagefind-ignore"] == "all"

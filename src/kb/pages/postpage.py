@@ -11,42 +11,46 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from html import escape
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import FRAGMENT, is_fragment
+from ..core.parts import render_part
 from ..core.posts import Post
 from ..core.urls import root_prefix
 from .entries import format_date, label_links, meta_line
 
 
-def post_header_html(post: Post, prefix: str) -> str:
-    lines = [meta_line(post, prefix)]
+def post_meta_html(app: Sphinx, post: Post, prefix: str) -> str:
+    """The line under the title (the template ``kb/parts/post-meta.html``): not words of the
+    page for search, whose results show the date and categories from the metadata."""
+    updated = None
     if post.updated.date() > post.date.date():
-        lines.append(
-            '<span class="kb-updated">Updated on '
-            f'<time datetime="{post.updated.date().isoformat()}">{format_date(post.updated)}</time>'
-            "</span>"
-        )
-    lines.append(f'<span class="kb-reading-time">{post.reading_minutes} min read</span>')
-    html = f'<p class="kb-post-meta">{" · ".join(lines)}</p>'
-    if post.tags:
-        html += f'<p class="kb-post-tags">Tags: {label_links(post.tags, prefix)}</p>'
+        updated = (post.updated.date().isoformat(), format_date(post.updated))
+    return render_part(
+        app,
+        "post-meta",
+        post=post,
+        meta_html=meta_line(post, prefix),
+        updated=updated,
+        minutes=post.reading_minutes,
+    )
+
+
+def post_labels_html(app: Sphinx, post: Post, prefix: str) -> str:
+    """Tags, location and language, where an external post lives (the template
+    ``kb/parts/post-labels.html``): words a search finds."""
     places = [("Location", post.locations), ("Language", post.languages)]
-    shown = [f"{name}: {label_links(labels, prefix)}" for name, labels in places if labels]
-    if shown:  # ablog's :location: and :language:
-        html += f'<p class="kb-post-place">{" · ".join(shown)}</p>'
-    if post.external_link:
-        url = escape(post.external_link, quote=True)
-        html += (
-            '<aside class="admonition note kb-external-note"><p class="admonition-title">'
-            "Published elsewhere</p><p>The full article lives at "
-            f'<a href="{url}" rel="external">{escape(post.external_link)}</a>.</p></aside>'
-        )
-    return html
+    return render_part(
+        app,
+        "post-labels",
+        post=post,
+        tags_html=label_links(post.tags, prefix) if post.tags else "",
+        places=[(name, label_links(labels, prefix)) for name, labels in places if labels],
+        external_link=post.external_link,
+    ).strip()
 
 
 # -- The post page's parts ----------------------------------------------------------------------
@@ -118,10 +122,6 @@ def post_page(app: Sphinx, pagename: str, doctree) -> Post | None:
     return get_catalog(app).by_docname(pagename)
 
 
-def _header(app: Sphinx, post: Post, prefix: str) -> str:
-    return post_header_html(post, prefix)
-
-
 def setup_postpage(app: Sphinx) -> None:
     skip = (skip_post_part, None)
     app.add_node(
@@ -129,6 +129,6 @@ def setup_postpage(app: Sphinx) -> None:
         html=(visit_post_part, None),
         **dict.fromkeys(("latex", "text", "man", "texinfo"), skip),
     )
-    # Its tags are words to find; its date and authors line is not (kb.search.pagefind).
-    add_post_part(app, "under-title", 10, _header, searched=True)
+    add_post_part(app, "under-title", 10, post_meta_html)
+    add_post_part(app, "under-title", 15, post_labels_html, searched=True)
     app.connect("doctree-resolved", _doctree_resolved)

@@ -30,21 +30,16 @@ logger = logging.getLogger(__name__)
 #: Where the bundle goes, relative to the output folder; the search page loads it from there.
 BUNDLE_DIR = "pagefind"
 
-#: Parts of an indexed page that are not its content: heading permalinks ("¶"); a post's
-#: date, authors, categories and reading time (results show date and categories from the
-#: metadata, so snippets stay about the text); whatever lists other posts, which would make
-#: a post found by their titles and excerpts: the home page's latest posts, a series' box
-#: and its previous/next links (kb.pages.series); the "Cite this post" box (kb.pages.citation),
-#: which repeats the title.
+#: Parts of an indexed page that are not its content: heading permalinks ("¶"), and the home
+#: page's latest posts, which would make it found by other posts' titles and excerpts. The
+#: parts kb adds to a post's page that are no words of it carry ``data-pagefind-ignore``
+#: themselves (kb.pages.postpage), whatever their templates write: its date, authors and
+#: reading time (results show the date and categories from the metadata, so snippets stay
+#: about the text), the series box and related posts (other posts' titles), the cite block.
 EXCLUDE_SELECTORS = (
     ".headerlink",
-    ".kb-post-meta",
     ".kb-listing",
     ".kb-all-posts",
-    ".kb-series-box",
-    ".kb-series-nav",
-    ".kb-cite",
-    ".kb-related",
 )
 
 #: In the doctree folder: what the last bundle was made from, and its files
