@@ -26,11 +26,14 @@ html: $(VENV)/.site-installed
 # Two runs: the browser tier on its own, because Playwright's sync API keeps an event loop
 # running in its process, where tests that serve with asyncio (kb serve) could not run after it.
 # Coverage adds up over both; the bound is checked at the end.
+# Both runs share one folder (KB_TEST_RUN_DIR), where the real site is built once.
+TEST_RUN_DIR := $(BUILDDIR)/test-run
 test: $(VENV)/.test-installed browser vnu lint
-	rm -f .coverage .coverage.*
-	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_PARALLEL) --cov --cov-report= \
-	  -m "not browser" $(PYTEST_ARGS) || [ $$? -eq 5 ]
-	KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest $(PYTEST_PARALLEL) --cov --cov-append \
+	rm -rf .coverage .coverage.* $(TEST_RUN_DIR)
+	KB_TEST_RUN_DIR=$(abspath $(TEST_RUN_DIR)) KB_VNU_JAR=$(VNU_JAR) $(BIN)/python -m pytest \
+	  $(PYTEST_PARALLEL) --cov --cov-report= -m "not browser" $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	KB_TEST_RUN_DIR=$(abspath $(TEST_RUN_DIR)) KB_VNU_JAR=$(VNU_JAR) \
+	  $(BIN)/python -m pytest $(PYTEST_PARALLEL) --cov --cov-append \
 	  --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_MIN) -m browser $(PYTEST_ARGS) \
 	  || [ $$? -eq 5 ]
 

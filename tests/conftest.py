@@ -98,14 +98,21 @@ def playwright():
 
 
 def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder every pytest-xdist worker of this run shares (the run's base temp folder)."""
+    """A folder every pytest-xdist worker of this run shares: ``KB_TEST_RUN_DIR`` when set
+    (``make test`` gives both of its pytest runs one, so the real site is built once), else
+    the run's base temp folder."""
+    given = os.environ.get("KB_TEST_RUN_DIR")
+    if given:
+        Path(given).mkdir(parents=True, exist_ok=True)
+        return Path(given)
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real site, built once per run with warnings as errors, as `make html` does.
+    """The real site, built once per run (once per ``make test``) with warnings as errors, as
+    `make html` does.
 
     Under pytest-xdist the first worker to ask builds it while the others wait on a lock; they
     all read the same folder (tests never write into it). A failed build is remembered, so each
