@@ -491,17 +491,35 @@ def test_the_build_fails_on_a_broken_ipynb_without_a_traceback(tmp_path):
     assert "posts/2025/broken.ipynb:1: WARNING: this notebook is not valid JSON" in result.stderr
 
 
-def test_a_text_notebook_must_quote_its_dates(tmp_path):
+def test_a_text_notebook_takes_dates_as_a_markdown_post_does(tmp_path):
+    # YAML reads `date: 2025-05-20` as a date, which JSON (a notebook's metadata) cannot hold:
+    # kb gives MyST-NB the date as text, on the same line, and the post is dated as any other.
     srcdir = copy_site(tmp_path / "site")
     path = srcdir / f"{TEXT}.md"
     path.write_text(path.read_text().replace('date: "2025-05-20"', "date: 2025-05-20"))
+    assert run_check(srcdir)[:2] == (0, [])
+    app, warnings = build(srcdir)
+    assert warnings == []
+    outdir = Path(app.outdir)
+    page = soup(outdir / f"{TEXT}.html")
+    assert page.select_one(".kb-post-meta time")["datetime"] == "2025-05-20"
+    listed = [a["href"] for a in soup(outdir / "blog.html").select(".kb-entry-title a")]
+    assert f"{TEXT}.html" in listed
+    assert path.read_text().count("date: 2025-05-20") == 1  # the source is never rewritten
+
+
+def test_a_date_inside_a_list_in_a_text_notebook_is_refused_with_the_fix(tmp_path):
+    srcdir = copy_site(tmp_path / "site")
+    path = srcdir / f"{TEXT}.md"
+    path.write_text(path.read_text().replace("part: 3", "part: 3\nmilestones: [2025-05-20]"))
     message = (
-        "date 2025-05-20 is a YAML date, which a notebook cannot hold (Jupyter and MyST-NB keep "
-        'front matter as JSON): quote it, `date: "2025-05-20"`'
+        "milestones holds a YAML date inside a list or mapping, which a notebook "
+        "cannot hold (Jupyter and MyST-NB keep front matter as JSON, which has no dates): quote "
+        'each date in it, as in `["2026-11-30"]`'
     )
-    assert run_check(srcdir)[:2] == (1, [(f"{TEXT}.md", 12, message)])
+    assert run_check(srcdir)[:2] == (1, [(f"{TEXT}.md", 19, message)])
     _, warnings = build(srcdir)  # MyST-NB alone ends in a TypeError traceback
-    assert warnings == [(f"{TEXT}.md", 12, message, "kb.frontmatter")]
+    assert warnings == [(f"{TEXT}.md", 19, message, "kb.frontmatter")]
 
 
 def test_an_ipynb_metadata_problem_names_its_line(tmp_path):

@@ -471,9 +471,9 @@ EXAMPLES: dict[str, Example] = {
         line=20,
     ),
     "nb_unquoted": _ex(
-        {"key": "date", "shown": "2026-11-30"},
-        source="date: 2026-11-30",
-        fix_source='date: "2026-11-30"',
+        {"key": "milestones"},
+        source="milestones: [2026-11-30]",
+        fix_source='milestones: ["2026-11-30"]',
         where="posts/2026/roofline.md",
     ),
     "kb_execute": _ex(

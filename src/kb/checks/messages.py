@@ -185,8 +185,9 @@ MESSAGES = {
     "save the notebook in Jupyter, which adds one",
     "nb_no_title": "no title: start the notebook's first markdown cell with a `# Title` heading; "
     "without one ablog silently leaves the post out",
-    "nb_unquoted": "{key} {shown} is a YAML date, which a notebook cannot hold (Jupyter and "
-    'MyST-NB keep front matter as JSON): quote it, `{key}: "{shown}"`',
+    "nb_unquoted": "{key} holds a YAML date inside a list or mapping, which a notebook "
+    "cannot hold (Jupyter and MyST-NB keep front matter as JSON, which has no dates): quote "
+    'each date in it, as in `["2026-11-30"]`',
     "kb_execute": 'kb_execute "{shown}" is not a way to run a notebook: write `kb_execute: cache` '
     "(run it once and reuse the outputs until its code changes), `kb_execute: force` (run it "
     "at every build that reads it), or remove the line to show the stored outputs",

@@ -139,12 +139,37 @@ def _own_settings(fields: dict[str, Field], where: str) -> list[Problem]:
 
 
 def _unquoted(fields: dict[str, Field]) -> list[Problem]:
-    """Values YAML reads as dates: MyST-NB and jupytext fail on them (JSON has no dates)."""
+    """Dates YAML reads inside a list or mapping: MyST-NB and jupytext fail on them (JSON has
+    no dates). A date that is a field's whole value is read as text (:func:`dates_as_text`)."""
     return [
-        Problem(item.line, say("nb_unquoted", key=key, shown=item.raw or item.value), key)
+        Problem(item.line, say("nb_unquoted", key=key), key)
         for key, item in fields.items()
-        if _holds_a_date(item.value)
+        if _holds_a_date(item.value) and not _quotable(item)
     ]
+
+
+def _quotable(item: Field) -> bool:
+    return isinstance(item.value, date) and bool(item.raw)
+
+
+def dates_as_text(text: str) -> str:
+    """A MyST text notebook with each field whose whole value YAML reads as a date
+    (``date: 2026-05-05``) quoted on its own line (``date: "2026-05-05"``), so that MyST-NB,
+    which keeps front matter as JSON, reads it as a Markdown post's date is read; any other
+    text is returned as it is. Lines keep their numbers."""
+    if not any(key in text for key in ("file_format", "jupytext")):
+        return text
+    fields, _, _ = read_markdown_front_matter(text)
+    if not is_text_notebook(fields):
+        return text
+    lines = text.split("\n")
+    for item in fields.values():
+        if not _quotable(item) or not 0 < item.line <= len(lines):
+            continue
+        key, colon, value = lines[item.line - 1].partition(":")
+        if colon and item.raw in value:
+            lines[item.line - 1] = key + colon + value.replace(item.raw, json.dumps(item.raw), 1)
+    return "\n".join(lines)
 
 
 def _holds_a_date(value) -> bool:

@@ -11,7 +11,7 @@ import os
 from myst_parser.parsers.sphinx_ import MystParser
 from sphinx.util import logging
 
-from ..checks.notebook import notebook_kind, read_problems
+from ..checks.notebook import dates_as_text, notebook_kind, read_problems
 from ..core import ablog, paths
 from .state import NOTEBOOK_FILETYPE, flawed
 
@@ -31,6 +31,8 @@ class NotebookParser(MystParser):
         kind = "" if translated else notebook_kind(path, inputstring)
         if not kind:
             return super().parse(inputstring, document)
+        if kind == "text":  # `date: 2026-05-05` as in a Markdown post, though JSON has no dates
+            inputstring = dates_as_text(inputstring)
         problems = read_problems(path, inputstring)
         if problems:
             # A post's problems are reported by the checks (kb.core.validation), once.
