@@ -10,13 +10,10 @@ status: 0 when all is well, 1 when ``kb check`` found an error, 2 for a usage er
 from __future__ import annotations
 
 import argparse
-import errno
 import json
-import os
 import re
 import socket
 import sys
-import unicodedata
 from datetime import date
 from pathlib import Path
 
@@ -27,16 +24,22 @@ from ..checks.schedule import today
 from ..checks.sitechecks import post_slug
 from ..site import Site, SiteError, check_files, find_site, open_site
 from . import notebook, serve
-
-OK, PROBLEMS, USAGE = 0, 1, 2
+from .files import (
+    OK,
+    PROBLEMS,
+    USAGE,
+    Refusal,
+    one_line,
+    refuse_what_is_there,
+    shown,
+    site_relpath,
+    slug_for,
+    write_new,
+)
 
 #: What ``kb --help`` says first: plain text, as a terminal shows it (the module docstring is
 #: reStructuredText for the docs).
 DESCRIPTION = "The kb command: start a post, check posts, preview the site."
-
-
-class Refusal(Exception):
-    """A request ``kb`` will not carry out; the message says why and what to do."""
 
 
 def today_utc() -> date:
@@ -47,41 +50,13 @@ def today_utc() -> date:
 # -- kb new ---------------------------------------------------------------------------------
 
 
-#: The longest slug kb new makes from a title: a file name stops at 255 bytes, and a URL
-#: reads better short. A longer one is cut at a hyphen.
-MAX_SLUG = 80
-
-
-def slug_for(title: str) -> str:
-    """The file name for a title: ``"FP8 on Hopper: Part 2"`` -> ``fp8-on-hopper-part-2``."""
-    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
-    if len(slug) > MAX_SLUG:
-        cut = slug[: MAX_SLUG + 1]
-        slug = cut[: cut.rfind("-")] if "-" in cut else cut[:MAX_SLUG]
-    return slug.strip("-")
-
-
-def _one_line(label: str, text: str | None) -> None:
-    """Refuse a value with a line break or another control character: it would end up in
-    the front matter as a line of its own (a title with a newline writes `---` into the body)."""
-    for char in text or "":
-        if char in "\n\r\x85\u2028\u2029":
-            raise Refusal(f"{label} contains a line break: write it on one line")
-        if unicodedata.category(char) == "Cc":
-            raise Refusal(
-                f"{label} contains the control character U+{ord(char):04X}: remove it "
-                "(a tab too: use spaces)"
-            )
-
-
 def _check_values(args: argparse.Namespace) -> None:
-    _one_line("the title", args.title)
+    one_line("the title", args.title)
     for option in ("category", "tag", "author"):
         for value in getattr(args, option):
-            _one_line(f"--{option} {value!r}", value)
+            one_line(f"--{option} {value!r}", value)
     for option in ("description", "series", "part", "external", "date"):
-        _one_line(f"--{option}", getattr(args, option))
+        one_line(f"--{option}", getattr(args, option))
 
 
 def _scalar(text: str, flow: bool = False) -> str:
@@ -145,8 +120,8 @@ def cmd_new(args: argparse.Namespace, site: Site) -> int:
         raise Refusal(f'the title "{args.title}" has no letters or digits to make a file name from')
     suffix = ".ipynb" if args.notebook and args.format != "md" else ".md"
     path = site.root / "posts" / str(day.year) / f"{slug}{suffix}"
-    relpath = _relpath(site, path)
-    _refuse_what_is_there(site, path)
+    relpath = site_relpath(site, path)
+    refuse_what_is_there(site, path)
     # Every post the site finds, and every Markdown file or notebook under posts/ (where kb new
     # writes).
     posts = site.root / "posts"
@@ -169,8 +144,8 @@ def cmd_new(args: argparse.Namespace, site: Site) -> int:
     if refusals:
         raise Refusal("\n".join(p.message for p in refusals))
     _refuse_no_author(args, site)
-    _write_new(site, path, text)
-    print(_shown(path))
+    write_new(site, path, text)
+    print(shown(path))
     return OK
 
 
@@ -181,75 +156,6 @@ def _refuse_no_author(args: argparse.Namespace, site: Site) -> None:
             f"--author is missing: add --author KEY, one of {', '.join(site.authors)} "
             "(keys of blog_authors in conf.py); repeat it for several authors"
         )
-
-
-def _refuse_what_is_there(site: Site, path: Path) -> None:
-    """Refuse a target that exists in any form: a file, a folder, or a link (even a broken
-    one, which open() would follow and write through)."""
-    relpath = _relpath(site, path)
-    if path.is_symlink():
-        target = os.readlink(path)
-        state = "a symbolic link" if path.exists() else "a broken symbolic link"
-        raise Refusal(
-            f"{relpath} is {state} (to {target}); kb new never writes through a link: "
-            "remove the link, or choose another title"
-        )
-    if path.exists():
-        raise Refusal(
-            f"{relpath} already exists and kb new never overwrites: edit that file, "
-            "or choose another title"
-        )
-    for folder in (path.parent, path.parent.parent):
-        if folder.is_symlink() and not folder.exists():
-            raise Refusal(
-                f"{_relpath(site, folder)} is a broken symbolic link (to {os.readlink(folder)}): "
-                "kb new writes posts into posts/<year>/; remove the link, or make it a folder"
-            )
-        if folder.exists() and not folder.is_dir():
-            raise Refusal(
-                f"{_relpath(site, folder)} is a file, not a folder: kb new writes posts into "
-                "posts/<year>/; move that file away"
-            )
-
-
-def _relpath(site: Site, path: Path) -> str:
-    """``path`` from the site root, its last part as it is (a link is not followed)."""
-    folder = site.relpath(path.parent)
-    return path.name if folder == "." else f"{folder}/{path.name}"
-
-
-def _write_new(site: Site, path: Path, text: str) -> None:
-    """Write a new file, never replacing anything, or refuse with the system's reason."""
-    relpath = _relpath(site, path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # O_EXCL: fails if anything is there, a link included, rather than overwrite.
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        descriptor = os.open(path, flags, 0o666)
-    except FileExistsError as error:
-        _refuse_what_is_there(site, path)  # says what it is
-        raise Refusal(f"{relpath} appeared meanwhile; kb new never overwrites") from error
-    except OSError as error:
-        raise Refusal(_write_refusal(site, path, error)) from error
-    try:
-        with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-    except OSError as error:
-        path.unlink(missing_ok=True)  # the file kb new just made, never an author's
-        raise Refusal(_write_refusal(site, path, error)) from error
-
-
-def _write_refusal(site: Site, path: Path, error: OSError) -> str:
-    relpath = _relpath(site, path)
-    folder = _relpath(site, path.parent)
-    reason = error.strerror or str(error)
-    if isinstance(error, PermissionError):
-        return f"cannot write {relpath}: {reason}; make {folder} writable, or write elsewhere"
-    if error.errno == errno.ENAMETOOLONG:
-        return f"cannot write {relpath}: the file name is too long; choose a shorter title"
-    if error.errno in (errno.ENOTDIR, errno.EEXIST):
-        return f"cannot write {relpath}: a part of {folder} is a file, not a folder; move it away"
-    return f"cannot write {relpath}: {reason}"
 
 
 def _parse_day(text: str) -> date:
@@ -275,7 +181,7 @@ def cmd_check(args: argparse.Namespace, site: Site) -> int:
         scheduled += problem.level == "scheduled"
         undated += problem.level == "draft"
         warnings += problem.level == "warning"
-        print(f"{_shown(site.root / relpath)}:{problem.line}: {problem.message}")
+        print(f"{shown(site.root / relpath)}:{problem.line}: {problem.message}")
     verdict = f"{errors} error(s)" if errors else "no errors"
     if scheduled:
         verdict += f", {scheduled} scheduled post(s)"
@@ -304,13 +210,6 @@ def _expand(paths: list[str]) -> list[Path]:
         else:
             raise Refusal(f"{name}: no such file or folder")
     return files
-
-
-def _shown(path: Path) -> str:
-    """A path as the user can click it: relative to where kb runs, when it is below it."""
-    path = path.parent.resolve() / path.name  # a post that is a link is named as the link
-    relative = os.path.relpath(path, Path.cwd())
-    return str(path) if relative.startswith("..") else relative
 
 
 # -- kb serve -----------------------------------------------------------------------------------

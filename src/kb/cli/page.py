@@ -11,15 +11,14 @@ from __future__ import annotations
 import argparse
 
 from ..site import Site, check_files
-from .main import (
+from .files import (
     OK,
     Refusal,
-    _one_line,
-    _refuse_what_is_there,
-    _relpath,
-    _shown,
-    _write_new,
+    one_line,
+    refuse_what_is_there,
+    site_relpath,
     slug_for,
+    write_new,
 )
 
 #: Options of ``kb new`` that only a post has.
@@ -43,7 +42,7 @@ def render_page(title: str, relpath: str) -> str:
 
 
 def new_page(args: argparse.Namespace, site: Site) -> int:
-    _one_line("the title", args.title)
+    one_line("the title", args.title)
     given = [name for name in POST_ONLY if getattr(args, name, None)]
     if given:
         shown = ", ".join(f"--{name}" for name in given)
@@ -63,13 +62,13 @@ def new_page(args: argparse.Namespace, site: Site) -> int:
             "move that file away"
         )
     path = folder / f"{slug}.md"
-    relpath = _relpath(site, path)
-    _refuse_what_is_there(site, path)
+    relpath = site_relpath(site, path)
+    refuse_what_is_there(site, path)
     text = render_page(args.title, relpath)
     problems = check_files(site, [], today=None, drafts={path: text})
     refusals = [problem for _, problem in problems if problem.is_error]
     if refusals:
         raise Refusal("\n".join(problem.message for problem in refusals))
-    _write_new(site, path, text)
-    print(_shown(path))
+    write_new(site, path, text)
+    print(shown(path))
     return OK
