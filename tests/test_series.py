@@ -9,6 +9,8 @@ from helpers import resolve_link as resolve
 from helpers import soup, write_post
 from sitebuild import build, copy_root
 
+from kb.core.state import build_state
+
 GEMM_ORDER = [
     "GEMM part one",
     "GEMM part two: TMA & pipelines",
@@ -149,7 +151,7 @@ def test_series_catalog_lists_each_series_with_its_count(built):
 
 
 def test_the_catalog_groups_each_series_once_with_name_slug_docname_and_parts(built):
-    series = built.kb_catalog.series
+    series = build_state(built).catalog.series
     assert [(one.name, one.slug, one.docname) for one in series] == [
         ("FP4 notes", "fp4-notes", "blog/series/fp4-notes"),
         ("GEMM tutorial", "gemm-tutorial", "blog/series/gemm-tutorial"),

@@ -24,6 +24,7 @@ from docutils.utils import new_document
 from sitebuild import build, copy_root
 
 from kb.checks.slugs import slugify
+from kb.core.state import build_state
 from kb.upstream import ablog as upstream_ablog
 from kb.upstream import myst_nb as upstream_myst_nb
 from kb.upstream import myst_parser as upstream_myst_parser
@@ -403,12 +404,12 @@ def test_ablog_keeps_its_state_in_a_class_level_dict():
 
 def test_a_second_build_in_one_process_does_not_see_the_first_builds_posts(make_app, tmp_path):
     first = build(make_app, copy_root("listings", tmp_path / "one"))
-    assert first.kb_catalog.posts
+    assert build_state(first).catalog.posts
     empty = copy_root("listings", tmp_path / "two")
     for post in (empty / "posts").glob("*.md"):
         post.unlink()
     second = build(make_app, empty)
-    assert second.kb_catalog.posts == []
+    assert build_state(second).catalog.posts == []
     assert not (second.outdir / "posts").exists()
 
 

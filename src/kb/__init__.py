@@ -26,6 +26,7 @@ from .core import (
     freshness,
     links,
     output,
+    state,
     templatecache,
     validation,
 )
@@ -49,6 +50,7 @@ def _config_inited(app: Sphinx, sphinx_config) -> None:
 
 
 def setup(app: Sphinx) -> dict:
+    state.setup_state(app)  # first: every handler below reads and writes the build state
     app.connect("config-inited", _config_inited)
     config.setup_config(app)
     buildlog.setup_buildlog(app)  # a successful build is a few lines
@@ -105,5 +107,5 @@ def setup(app: Sphinx) -> dict:
         "version": __version__,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 7,  # bump when what kb stores in doctrees changes
+        "env_version": 8,  # bump when what kb stores in doctrees or the environment changes
     }

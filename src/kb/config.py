@@ -126,7 +126,6 @@ def setup_config(app: Sphinx) -> None:
             if isinstance(default, list)
             else frozenset({type(default)}),
         )
-    app.connect("builder-inited", _validate, priority=100)
 
 
 def _positive(name: str, value: int) -> int:
@@ -139,10 +138,6 @@ def _not_negative(name: str, value: int) -> int:
     if not isinstance(value, int) or value < 0:
         raise ConfigError(f"kb_{name} must be 0 or a positive integer, got {value!r}.")
     return value
-
-
-def _validate(app: Sphinx) -> None:
-    app.kb_config = read_config(app.config)
 
 
 FEED_FORMATS = ("rss", "atom", "json")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from docutils import nodes
 
@@ -23,17 +24,22 @@ class benchmark_comparison(nodes.General, nodes.Element):
     write time): ``node["keys"]`` names the datasets, ``node["options"]`` how to draw them."""
 
 
+#: The charts each translator (one per page written) has drawn so far; kept beside the
+#: translator, not as an undeclared attribute of Sphinx's object, and gone with it.
+_charts_drawn: WeakKeyDictionary[object, int] = WeakKeyDictionary()
+
+
 def visit_chart_html(self, node: benchmark_chart) -> None:
     # Two drawings of one chart: the wide one beside the text, the narrow one (legend under
     # the plot, larger text) on a phone; kb-benchmark.css shows one.
     spec = node["spec"]
     cache = Path(self.builder.doctreedir) / "kb-charts"
     # One translator per page: the count keeps ids unique when a page has several charts.
-    self.kb_chart_count = getattr(self, "kb_chart_count", 0) + 1
+    count = _charts_drawn[self] = _charts_drawn.get(self, 0) + 1
     drawings = []
     for variant, drawn in (("wide", spec), ("narrow", dataclasses.replace(spec, narrow=True))):
         svg = charts.cached_svg(drawn, cache).read_text(encoding="utf-8")
-        prefix = f"kb-chart-{self.kb_chart_count}" + ("-n" if drawn.narrow else "")
+        prefix = f"kb-chart-{count}" + ("-n" if drawn.narrow else "")
         drawings.append(charts.inline_svg(svg, prefix, spec.title, variant))
     self.body.append(f'<div class="kb-benchmark-chart">{"".join(drawings)}</div>\n')
     raise nodes.SkipNode

@@ -8,6 +8,7 @@ table has no caption of its own: it sits in the figure, whose caption says what 
 from __future__ import annotations
 
 import re
+from weakref import WeakKeyDictionary
 
 from docutils import nodes
 
@@ -111,15 +112,20 @@ def _row(values: list[Cell], numeric: list[bool], kinds: list[str]) -> nodes.row
     return row
 
 
+#: Where each translator's benchmark table began in its body (kept beside the translator, not
+#: as an undeclared attribute of Sphinx's object); read when the table ends.
+_table_starts: WeakKeyDictionary[object, int] = WeakKeyDictionary()
+
+
 def visit_table_html(self, node: benchmark_table) -> None:
-    self.kb_table_start = len(self.body)
+    _table_starts[self] = len(self.body)
     self.visit_table(node)
 
 
 def depart_table_html(self, node: benchmark_table) -> None:
     self.depart_table(node)
     # docutils writes <th class="head"> in the header row; screen readers want the scope.
-    for index in range(self.kb_table_start, len(self.body)):
+    for index in range(_table_starts.pop(self), len(self.body)):
         self.body[index] = re.sub(
             r'<th class="head([^"]*)"', r'<th scope="col" class="head\1"', self.body[index]
         )

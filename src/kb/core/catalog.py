@@ -1,6 +1,6 @@
 """The catalog: one normalised record per post, built once per build.
 
-While Sphinx reads a post we keep one :class:`PostSource` for it in ``env.kb_posts``: what
+While Sphinx reads a post we keep one :class:`PostSource` for it in ``env_state(env).posts``: what
 the checks found (:mod:`kb.core.validation` fills ``facts``) and what listings need (filled
 here at ``doctree-read``, from ablog's reading through :mod:`kb.core.ablog`, and from the
 doctree: the excerpt paragraph, the word count). At ``env-updated`` the sources become a
@@ -27,6 +27,7 @@ from .drafts import publish_cutoff
 from .fragments import EXCERPT_PARTS, render_excerpt
 from .html import reader_text
 from .posts import KINDS, Catalog, Collection, Label, Post, Series, reading_order
+from .state import build_state, env_state
 
 
 @dataclass
@@ -42,7 +43,7 @@ class PostSource:
 
 
 def source(env: BuildEnvironment, docname: str) -> PostSource:
-    return env.kb_posts.setdefault(docname, PostSource())
+    return env_state(env).posts.setdefault(docname, PostSource())
 
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
@@ -66,7 +67,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         "excerpt": _excerpt_source(doctree, paragraphs, image),
         "words": len(doctree.astext().split()),
     }
-    env.kb_excerpts.pop(env.docname, None)
+    env_state(env).excerpts.pop(env.docname, None)
 
 
 def _excerpt_source(
@@ -113,21 +114,17 @@ def _site_path(image: nodes.image | None) -> str:
     return "/" + image["uri"] if image is not None else ""
 
 
-def _env_before_read(app: Sphinx, env: BuildEnvironment, docnames) -> None:
-    if not hasattr(env, "kb_posts"):
-        env.kb_posts = {}
-        env.kb_excerpts = {}
-
-
 def _purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    getattr(env, "kb_posts", {}).pop(docname, None)
-    getattr(env, "kb_excerpts", {}).pop(docname, None)
+    state = env_state(env)
+    state.posts.pop(docname, None)
+    state.excerpts.pop(docname, None)
 
 
-def _merge_info(app, env, docnames, other) -> None:
+def _merge_info(app: Sphinx, env: BuildEnvironment, docnames, other: BuildEnvironment) -> None:
+    mine, theirs = env_state(env).posts, env_state(other).posts
     for docname in docnames:
-        if docname in other.kb_posts:
-            env.kb_posts[docname] = other.kb_posts[docname]
+        if docname in theirs:
+            mine[docname] = theirs[docname]
 
 
 # -- Building the catalog --------------------------------------------------------------------
@@ -182,8 +179,9 @@ def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
     labels = _Labels(blog_path, app.config.blog_authors or {})
     cutoff = publish_cutoff()
     published, drafts = [], []
-    for docname in sorted(env.kb_posts):
-        raw = env.kb_posts[docname].fields
+    posts = env_state(env).posts
+    for docname in sorted(posts):
+        raw = posts[docname].fields
         if not raw or (raw["date"] is None and not app.config.kb_drafts):
             continue  # not a post; or undated, a draft left out (core/drafts) or unreadable
         undated = raw["date"] is None  # a draft, in a preview: listed first, as the newest
@@ -253,7 +251,7 @@ def _updated(raw: dict, published: datetime, cutoff: datetime, date_format: str)
 
 def _allowed_redirects(app: Sphinx, docname: str, raw: dict) -> tuple[str, ...]:
     """The old addresses the checks accepted (:mod:`kb.core.validation`); none unchecked."""
-    allowed = getattr(app, "kb_allowed_redirects", {}).get(docname, set())
+    allowed = build_state(app).allowed_redirects.get(docname, set())
     return tuple(name for name in raw["redirects"] if name in allowed)
 
 
@@ -278,9 +276,10 @@ def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict)
     """The excerpt's HTML, rendered once per reading of the post. Once it is rendered, the
     paragraph's nodes give way to its text: the environment is pickled after every build
     that read anything and unpickled by every build, and nodes cost far more than strings."""
-    html = env.kb_excerpts.get(docname)
+    excerpts = env_state(env).excerpts
+    html = excerpts.get(docname)
     if html is None:
-        html = env.kb_excerpts[docname] = render_excerpt(app, docname, _excerpt_paragraph(raw))
+        html = excerpts[docname] = render_excerpt(app, docname, _excerpt_paragraph(raw))
     if raw.get("excerpt") is not None:
         raw["excerpt_text"] = _excerpt_text(raw)
         raw["excerpt"] = None
@@ -290,8 +289,8 @@ def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict)
 def _env_updated(app: Sphinx, env: BuildEnvironment):
     if app.builder.format != "html":
         return []
-    app.kb_catalog = build_catalog(app, env)
-    app.emit("kb-catalog-built", app.kb_catalog)
+    catalog = build_state(app).catalog = build_catalog(app, env)
+    app.emit("kb-catalog-built", catalog)
     return []
 
 
@@ -299,21 +298,23 @@ def _env_updated(app: Sphinx, env: BuildEnvironment):
 #
 # The catalog and what outputs derive from it live on the application, not in the environment:
 # they are made again by every build, so pickling them with the environment would only cost
-# time, and only what is read from sources (env.kb_posts, with purge and merge handlers) must
-# survive between builds.
+# time, and only what is read from sources (env_state(env).posts, with purge and merge handlers)
+# must survive between builds.
 
 
 def get_catalog(app: Sphinx) -> Catalog:
-    return app.kb_catalog
+    catalog = build_state(app).catalog
+    if catalog is None:
+        raise RuntimeError("kb's catalog is built at env-updated")
+    return catalog
 
 
 def has_catalog(app: Sphinx) -> bool:
-    return getattr(app, "kb_catalog", None) is not None
+    return build_state(app).catalog is not None
 
 
 def setup_catalog(app: Sphinx) -> None:
     app.add_event("kb-catalog-built")
-    app.connect("env-before-read-docs", _env_before_read)
     # After ablog's own doctree-read handler (priority 500) has registered the post.
     app.connect("doctree-read", _doctree_read, priority=600)
     app.connect("env-purge-doc", _purge_doc)

@@ -27,6 +27,8 @@ import gc
 
 from sphinx.application import Sphinx
 
+from .state import build_state
+
 #: Whether the last build in this process ended with its objects frozen.
 _left_frozen = False
 
@@ -37,14 +39,14 @@ def _before_environment_loads(app: Sphinx, config) -> None:
         gc.unfreeze()
         gc.collect()
         _left_frozen = False
-    app.kb_collector_was_enabled = gc.isenabled()
+    build_state(app).collector_was_enabled = gc.isenabled()
     gc.freeze()
     gc.disable()
 
 
 def _after_environment_loaded(app: Sphinx) -> None:
     gc.freeze()
-    if getattr(app, "kb_collector_was_enabled", True):
+    if build_state(app).collector_was_enabled:
         gc.enable()
 
 

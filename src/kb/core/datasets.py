@@ -4,7 +4,7 @@ The ``benchmark`` directive (kb.benchmark) reads a post's CSV files while the po
 leaves one :class:`Dataset` per file it shows, with the facts a reader compares across posts:
 GPU, data type, when it was measured, software, the best value and its share of the GPU's
 peak, where to download the data, and the command that produced it. They live in the
-environment per document (``env.kb_datasets``, with purge and merge handlers, so parallel
+environment per document (``env_state(env).datasets``, with purge and merge handlers, so parallel
 reads are safe), like :mod:`kb.core.catalog`'s post sources. Outputs read them through
 :func:`datasets_of` and :func:`find`; a figure that compares with another post's dataset
 names it as ``<docname>#<name>``.
@@ -18,6 +18,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from .posts import digest
+from .state import env_state
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,7 @@ class DocumentDatasets:
 
 
 def _store(env: BuildEnvironment) -> dict[str, DocumentDatasets]:
-    if not hasattr(env, "kb_datasets"):
-        env.kb_datasets = {}
-    return env.kb_datasets
+    return env_state(env).datasets
 
 
 def record(env: BuildEnvironment, docname: str, datasets, references) -> None:
@@ -114,18 +113,18 @@ def record(env: BuildEnvironment, docname: str, datasets, references) -> None:
 
 
 def datasets_of(env: BuildEnvironment, docname: str) -> list[Dataset]:
-    entry = getattr(env, "kb_datasets", {}).get(docname)
+    entry = _store(env).get(docname)
     return entry.datasets if entry else []
 
 
 def references_of(env: BuildEnvironment, docname: str) -> list[Reference]:
-    entry = getattr(env, "kb_datasets", {}).get(docname)
+    entry = _store(env).get(docname)
     return entry.references if entry else []
 
 
 def documents(env: BuildEnvironment) -> list[str]:
     """The documents that show or compare datasets, sorted."""
-    return sorted(getattr(env, "kb_datasets", {}))
+    return sorted(_store(env))
 
 
 def find(env: BuildEnvironment, key: str) -> Dataset | None:
@@ -135,11 +134,11 @@ def find(env: BuildEnvironment, key: str) -> Dataset | None:
 
 
 def _purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    getattr(env, "kb_datasets", {}).pop(docname, None)
+    _store(env).pop(docname, None)
 
 
 def _merge_info(app: Sphinx, env: BuildEnvironment, docnames, other) -> None:
-    theirs = getattr(other, "kb_datasets", {})
+    theirs = _store(other)
     for docname in docnames:
         if docname in theirs:
             _store(env)[docname] = theirs[docname]

@@ -16,6 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..upstream.sphinx import doctrees_waiting_to_be_written
+from .state import build_state
 
 
 def _drop_beyond(app: Sphinx, limit: int) -> None:
@@ -28,11 +29,11 @@ def _drop_beyond(app: Sphinx, limit: int) -> None:
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     # Sphinx adds this document's doctree right after this event: make room for it.
-    _drop_beyond(app, max(app.kb_config.doctrees_in_memory - 1, 0))
+    _drop_beyond(app, max(build_state(app).config.doctrees_in_memory - 1, 0))
 
 
 def _env_updated(app: Sphinx, env) -> None:
-    _drop_beyond(app, app.kb_config.doctrees_in_memory)
+    _drop_beyond(app, build_state(app).config.doctrees_in_memory)
 
 
 def setup_doctrees(app: Sphinx) -> None:

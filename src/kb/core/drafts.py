@@ -29,6 +29,7 @@ from sphinx.util import logging
 from ..checks.dates import ABLOG_DATE_FORMAT
 from ..checks.schedule import UNDATED, file_day, today
 from .finding import leave_out
+from .state import build_state
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +55,11 @@ def draft_sources(srcdir: str, patterns, date_format: str = ABLOG_DATE_FORMAT) -
 
 
 def _find_drafts(app: Sphinx, config) -> None:
-    app.kb_draft_sources = []
+    state = build_state(app)
+    state.draft_sources = []
     if config.kb_drafts:
         return
-    drafts = app.kb_draft_sources = draft_sources(
+    drafts = state.draft_sources = draft_sources(
         str(app.srcdir), config.blog_post_pattern, config.post_date_format
     )
     if drafts:

@@ -30,6 +30,7 @@ from ..checks.sitechecks import DOC_SUFFIXES
 from ..checks.sourcefiles import excluded_by, unsafe_sources
 from ..upstream.sphinx import has_saved_environment
 from . import ablog
+from .state import build_state
 
 logger = logging.getLogger(__name__)
 
@@ -37,16 +38,17 @@ logger = logging.getLogger(__name__)
 def leave_out(app: Sphinx, relpaths) -> None:
     """Leave these files (paths relative to the source folder) out of this build's sources;
     call before ``builder-inited``."""
-    app.kb_left_out.extend(relpaths)
+    build_state(app).left_out.extend(relpaths)
 
 
 def _exclude(app: Sphinx) -> None:
-    if not app.kb_left_out or hasattr(app, "kb_configured_excludes"):
+    state = build_state(app)
+    if not state.left_out or state.configured_excludes is not None:
         return
     config = app.config
-    app.kb_configured_excludes = config.exclude_patterns
+    state.configured_excludes = config.exclude_patterns
     # Each name as a pattern that matches only itself ("[" in a file name is no class).
-    escaped = [re.sub(r"([*?\[])", r"[\1]", name) for name in sorted(set(app.kb_left_out))]
+    escaped = [re.sub(r"([*?\[])", r"[\1]", name) for name in sorted(set(state.left_out))]
     config.exclude_patterns = [*config.exclude_patterns, *escaped]
 
 
@@ -93,8 +95,9 @@ def _warn_ignored(app: Sphinx) -> None:
         for folder in outputs
         if srcdir.resolve() in Path(folder).resolve().parents
     ]
+    configured = build_state(app).configured_excludes
     matches_excluded = compile_matchers(
-        [*getattr(app, "kb_configured_excludes", config.exclude_patterns), *EXCLUDE_PATHS]
+        [*(config.exclude_patterns if configured is None else configured), *EXCLUDE_PATHS]
         + [*config.templates_path, *getattr(config, "html_static_path", []), *skipped]
     )
     shown = ", ".join(included)
@@ -173,15 +176,15 @@ def _builder_inited(app: Sphinx) -> None:
 
 
 def _files_found(app: Sphinx, env, added, changed, removed) -> list[str]:
-    configured = getattr(app, "kb_configured_excludes", None)
-    if configured is not None:
-        app.config.exclude_patterns = configured
-        del app.kb_configured_excludes
+    state = build_state(app)
+    if state.configured_excludes is not None:
+        app.config.exclude_patterns = state.configured_excludes
+        state.configured_excludes = None
     return []
 
 
 def setup_finding(app: Sphinx) -> None:
-    app.kb_left_out = []
+    # What is left out (build_state(app).left_out) starts empty with the application.
     # Before anything reads a post: the drafts (400) read each post's date, ablog (500)
     # matches the posts, and a build with no saved environment walks the source folder
     # (900, below).

@@ -14,6 +14,7 @@ from sphinx.util import logging
 
 from ..upstream.docutils import writer_settings
 from ..upstream.sphinx import writing_as
+from .state import build_state
 from .urls import rebase_links
 
 #: Set on documents kb writes as fragments: ``doctree-resolved`` handlers that add parts
@@ -66,7 +67,7 @@ def write_fragment(builder, docname: str, document: nodes.document) -> str:
 
 def _settings(app: Sphinx):
     """Docutils settings for fragment documents, made once per build (about 5 ms each)."""
-    settings = getattr(app, "_kb_writer_settings", None)
-    if settings is None:
-        settings = app._kb_writer_settings = writer_settings(app.env)
-    return settings
+    state = build_state(app)
+    if state.writer_settings is None:
+        state.writer_settings = writer_settings(app.env)
+    return state.writer_settings

@@ -34,6 +34,7 @@ from ..upstream.sphinx import configuration_changed, html_settings_hashes, newes
 from .fileio import BackgroundWrites, crash_point, crashing
 from .journal import Journal, remove_partial_files
 from .posts import digest
+from .state import BuildState, Record, build_state
 from .urls import output_file, output_path
 
 logger = logging.getLogger(__name__)
@@ -84,24 +85,24 @@ class PagePart:
 
 
 def add_page_part(app: Sphinx, part: PagePart) -> None:
-    app.kb_page_parts.append(part)
+    build_state(app).page_parts.append(part)
 
 
 def add_signer(app: Sphinx, signer: Signer) -> None:
     """Register ``signer(app, docname) -> str``: what ``docname`` shows of other posts."""
-    app.kb_signers.append(signer)
+    build_state(app).signers.append(signer)
 
 
 def set_site_signature(app: Sphinx, name: str, signature: str) -> None:
     """Declare (at ``kb-catalog-built``) what every page shows that no region can replace in
     place (the theme's navigation of the site's pages): when it changes, every page and every
     generated page is written again, as a clean build writes them."""
-    app.kb_site_signatures[name] = signature
+    build_state(app).site_signatures[name] = signature
 
 
 def set_region(app: Sphinx, region: Region) -> None:
     """Declare this build's version of a region (at ``kb-catalog-built``)."""
-    app.kb_regions[region.name] = region
+    build_state(app).regions[region.name] = region
 
 
 def _build_signature(app: Sphinx) -> str:
@@ -124,49 +125,50 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     crash_point("env-updated")
     if app.builder.format != "html":
         return []
-    journal: Journal = app.kb_journal
+    state = build_state(app)
+    journal = _journal(state)
     # Regions are on every page but not part of a page's signature (see the module's doc);
     # only whether there are any is.
-    regions = sorted(app.kb_regions)
-    site_wide = [f"{name}={sig}" for name, sig in sorted(app.kb_site_signatures.items())]
+    regions = sorted(state.regions)
+    site_wide = [f"{name}={sig}" for name, sig in sorted(state.site_signatures.items())]
     base = digest([_build_signature(app), *regions, *site_wide])
     # A changed configuration or extension set makes Sphinx start a fresh environment; our
     # record of what the last build wrote no longer vouches for anything.
     fresh_env = configuration_changed(env)
     # What is on disk, for removing what is gone; after a stopped build, only its names.
-    app.kb_state_previous = journal.load_state()
+    state.state_previous = previous = journal.load_state()
     distrusted = fresh_env or journal.recovering
-    app.kb_state_old = {"docs": {}, "pages": {}} if distrusted else app.kb_state_previous
-    journal.known(_page_names(app.kb_state_previous))
+    state.state_old = {"docs": {}, "pages": {}} if distrusted else previous
+    journal.known(_page_names(previous))
     journal.expect(sorted(env.found_docs))
     docs, parts = {}, {}
     for docname in env.found_docs:
-        extra = [signer(app, docname) for signer in app.kb_signers]
+        extra = [signer(app, docname) for signer in state.signers]
         docs[docname] = digest([base, *extra])
-        parts[docname] = {part.name: part.sign(app, docname) for part in app.kb_page_parts}
-    old_regions = app.kb_state_old.get("regions", {})
-    app.kb_changed_regions = [
-        app.kb_regions[name]
+        parts[docname] = {part.name: part.sign(app, docname) for part in state.page_parts}
+    old_regions = state.state_old.get("regions", {})
+    state.changed_regions = [
+        state.regions[name]
         for name in regions
-        if name in old_regions and old_regions[name] != app.kb_regions[name].signature
+        if name in old_regions and old_regions[name] != state.regions[name].signature
     ]
-    app.kb_state_new = {
+    state.state_new = {
         "docs": docs,
         "parts": parts,
         "pages": {},
-        "regions": {name: app.kb_regions[name].signature for name in regions},
+        "regions": {name: state.regions[name].signature for name in regions},
     }
-    app.kb_base_signature = base
+    state.base_signature = base
     if journal.recovering:
         # Any page may be what the stopped build wrote: each is written as a clean build
         # writes it (Sphinx's environment, which Sphinx checks itself, is kept).
         journal.begin()
         return sorted(docs)
-    old_docs = app.kb_state_old.get("docs", {})
-    old_parts = app.kb_state_old.get("parts", {})
+    old_docs = state.state_old.get("docs", {})
+    old_parts = state.state_old.get("parts", {})
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
     # Sphinx writes what it read: refreshing that page in place too would race its write.
-    for docname in sorted(docs.keys() & old_docs.keys() - changed - app.kb_docs_read):
+    for docname in sorted(docs.keys() & old_docs.keys() - changed - state.docs_read):
         contents = _changed_parts(app, docname, parts[docname], old_parts.get(docname))
         # Deleted, emptied or cut short since: Sphinx would not write it again.
         if not _keep_page(app, docname, output_file(app, docname), contents):
@@ -180,7 +182,7 @@ def _changed_parts(app: Sphinx, docname: str, signatures: dict, old_signatures) 
     old = old_signatures if isinstance(old_signatures, dict) else {}
     return [
         Content(signatures[part.name], part.start, part.end, lambda p=part: p.render(app, docname))
-        for part in app.kb_page_parts
+        for part in build_state(app).page_parts
         if old.get(part.name) != signatures[part.name]
     ]
 
@@ -191,7 +193,8 @@ def _keep_page(app: Sphinx, pagename: str, path: str | Path, contents=()) -> boo
     whole, or has no place for a content, and must be rendered. Each page is read at most
     once, as bytes: the markers are ASCII, and decoding 1000 pages to put a sidebar into
     each cost 0.4 s."""
-    if not contents and not app.kb_changed_regions:
+    state = build_state(app)
+    if not contents and not state.changed_regions:
         return is_whole(path)  # nothing to put in: the page's last bytes are enough
     page = _read_whole(path)
     if page is None:
@@ -202,12 +205,12 @@ def _keep_page(app: Sphinx, pagename: str, path: str | Path, contents=()) -> boo
         new_page = _replace_between(new_page, content.start, content.end, rendered)
         if new_page is None:
             return False
-    for region in app.kb_changed_regions:
+    for region in state.changed_regions:
         rendered = region.render(app, pagename).encode("utf-8")
         new_page = _replace_between(new_page, region.start, region.end, rendered) or new_page
     if new_page != page:
-        app.kb_journal.begin(pagename)
-        app.kb_background_writes.write(path, new_page)
+        _journal(state).begin(pagename)
+        _background_writes(state).write(path, new_page)
     return True
 
 
@@ -222,7 +225,7 @@ def _replace_between(page: bytes, start: str, end: str, new: bytes) -> bytes | N
 
 
 def page_signature(app: Sphinx, *parts: str) -> str:
-    return digest([app.kb_base_signature, *parts])
+    return digest([build_state(app).base_signature, *parts])
 
 
 def should_write(
@@ -239,8 +242,9 @@ def should_write(
     if path is None:
         path = output_file(app, docname)
     whole = signature if content is None else f"{signature} {content.signature}"
-    old = app.kb_state_old.get("pages", {}).get(docname)
-    app.kb_state_new.setdefault("pages", {})[docname] = whole
+    state = build_state(app)
+    old = state.state_old.get("pages", {}).get(docname)
+    _new_record(state).setdefault("pages", {})[docname] = whole
     if old == whole:
         kept = _keep_page(app, docname, path)
     elif content is not None and old is not None and old.split(" ")[0] == signature:
@@ -248,7 +252,7 @@ def should_write(
     else:
         kept = False
     if not kept:
-        app.kb_journal.begin(docname)  # before Sphinx writes it
+        _journal(state).begin(docname)  # before Sphinx writes it
     return not kept
 
 
@@ -260,16 +264,17 @@ def is_current(app: Sphinx, key: str, signature: str, paths) -> bool:
 
 def written_pages(app: Sphinx) -> set[str]:
     """Generated pages this build wrote or kept (the sitemap lists them)."""
-    return set(getattr(app, "kb_state_new", {}).get("pages", {}))
+    return set((build_state(app).state_new or {}).get("pages", {}))
 
 
 def _is_current(app: Sphinx, section: str, key: str, signature: str, paths) -> bool:
     # "pages" lists generated pages (the sitemap lists them too); "files", anything else.
-    app.kb_state_new.setdefault(section, {})[key] = signature
-    unchanged = app.kb_state_old.get(section, {}).get(key) == signature
+    state = build_state(app)
+    _new_record(state).setdefault(section, {})[key] = signature
+    unchanged = state.state_old.get(section, {}).get(key) == signature
     if unchanged and all(is_whole(path) for path in paths):
         return True
-    app.kb_journal.begin()
+    _journal(state).begin()
     return False
 
 
@@ -314,7 +319,8 @@ def _remove_gone(app: Sphinx) -> None:
     """Delete the pages of documents and generated pages that this build no longer has (a
     post deleted or renamed, a tag no longer used): an incremental build then leaves the same
     files as a clean one. Only pages kb recorded, only inside the output folder."""
-    previous, current = app.kb_state_previous, app.kb_state_new
+    state = build_state(app)
+    previous, current = state.state_previous or {}, state.state_new or {}
     gone = set(previous.get("docs", {})) | set(previous.get("pages", {}))
     gone -= set(current.get("docs", {})) | set(current.get("pages", {}))
     outdir = Path(app.outdir).resolve()
@@ -334,40 +340,61 @@ def _remove_gone(app: Sphinx) -> None:
                 copy.unlink()
 
 
-def _page_names(state: dict) -> list[str]:
-    return [name for section in ("docs", "pages") for name in state.get(section, {})]
+def _page_names(record: Record) -> list[str]:
+    return [name for section in ("docs", "pages") for name in record.get(section, {})]
+
+
+def _journal(state: BuildState) -> Journal:
+    if state.journal is None:
+        raise RuntimeError("kb's journal is opened at builder-inited")
+    return state.journal
+
+
+def _background_writes(state: BuildState) -> BackgroundWrites:
+    if state.background_writes is None:
+        raise RuntimeError("kb's background writes start at builder-inited")
+    return state.background_writes
+
+
+def _new_record(state: BuildState) -> Record:
+    if state.state_new is None:
+        raise RuntimeError("kb's freshness record is made at env-updated")
+    return state.state_new
 
 
 def _build_finished(app: Sphinx, exception) -> None:
-    writes = getattr(app, "kb_background_writes", None)
+    state = build_state(app)
+    writes = state.background_writes
     if writes is not None:
         try:
             writes.wait()  # the pages refreshed in place are all on disk
         except OSError:
             if exception is None:
                 raise
-    journal: Journal | None = getattr(app, "kb_journal", None)
+    journal = state.journal
     if journal is None:
         return
     # Only a successful build vouches for what is on disk; a failed one leaves its journal,
     # and the next build distrusts what it may have written.
-    new = getattr(app, "kb_state_new", None)
+    new = state.state_new
     if exception is None and new is not None:
         _remove_gone(app)
-        if journal.begun or journal.recovering or new != app.kb_state_previous:
+        if journal.begun or journal.recovering or new != state.state_previous:
             journal.commit(new)
     journal.close()
 
 
 def _builder_inited(app: Sphinx) -> None:
-    app.kb_regions = {}
-    app.kb_site_signatures = {}
-    app.kb_docs_read = set()
-    app.kb_changed_regions = []
-    app.kb_background_writes = BackgroundWrites()
-    # The folders are locked (kb.core.output): a journal found now is a dead build's.
-    app.kb_journal = app.builder.kb_journal = Journal(app.doctreedir)
-    if app.kb_journal.recovering and app.builder.format == "html":
+    state = build_state(app)
+    state.regions = {}
+    state.site_signatures = {}
+    state.docs_read = set()
+    state.changed_regions = []
+    state.background_writes = BackgroundWrites()
+    # The folders are locked (kb.core.output): a journal found now is a dead build's. The
+    # whole-page builder (kb.core.output) reads it from the state too.
+    state.journal = Journal(app.doctreedir)
+    if state.journal.recovering and app.builder.format == "html":
         logger.info(
             "kb: the last build into %s stopped before it finished; every page is written again",
             app.outdir,
@@ -378,7 +405,7 @@ def _builder_inited(app: Sphinx) -> None:
 
 def _before_read(app: Sphinx, env, docnames: list[str]) -> None:
     docnames.extend(sorted(_damaged_doctrees(env, env.found_docs - set(docnames))))
-    app.kb_docs_read = set(docnames)
+    build_state(app).docs_read = set(docnames)
     crash_point("read-start")
 
 
@@ -407,8 +434,8 @@ def _damaged_doctrees(env, docnames) -> list[str]:
 
 
 def setup_freshness(app: Sphinx) -> None:
-    app.kb_signers = []
-    app.kb_page_parts = []
+    # The signers and page parts outputs add in their setup are in the build state (made
+    # empty by kb's setup(), before this).
     app.connect("builder-inited", _builder_inited, priority=100)
     # Last: after every handler that adds documents to read.
     app.connect("env-before-read-docs", _before_read, priority=999)

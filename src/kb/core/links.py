@@ -19,6 +19,8 @@ from sphinx.environment import BuildEnvironment
 from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import docname_join
 
+from .state import env_state
+
 
 @dataclass(frozen=True)
 class Outgoing:
@@ -64,9 +66,7 @@ class LinkCollector(EnvironmentCollector):
 
 
 def _table(env: BuildEnvironment) -> dict[str, Outgoing]:
-    if not hasattr(env, "kb_links"):
-        env.kb_links = {}
-    return env.kb_links
+    return env_state(env).links
 
 
 def outgoing(env: BuildEnvironment) -> dict[str, Outgoing]:

@@ -25,6 +25,7 @@ from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util import logging
 
 from .fileio import crash_point
+from .state import BuildState, build_state
 
 try:
     import fcntl
@@ -75,15 +76,15 @@ def release(held: list[Path]) -> None:
 
 def held_descriptors(app: Sphinx) -> list[int]:
     """The descriptors holding this build's locks, for a process that carries on its work."""
-    return [_HELD[folder] for folder in getattr(app, "kb_locks", []) if folder in _HELD]
+    return [_HELD[folder] for folder in build_state(app).locks if folder in _HELD]
 
 
 def _config_inited(app: Sphinx, config) -> None:
-    app.kb_locks = lock_folders([app.outdir, app.doctreedir])
+    build_state(app).locks = lock_folders([app.outdir, app.doctreedir])
 
 
 def _build_finished(app: Sphinx, exception) -> None:
-    release(getattr(app, "kb_locks", []))
+    release(build_state(app).locks)
 
 
 # -- Whole pages ---------------------------------------------------------------------------------
@@ -92,12 +93,20 @@ def _build_finished(app: Sphinx, exception) -> None:
 class _WholePages:
     """Write each page under a temporary name, then rename it over the page."""
 
+    #: The build state of the application that made the builder (its journal, opened by
+    #: kb.core.freshness at builder-inited); Sphinx 9 deprecates ``builder.app``.
+    _build_state: BuildState
+
+    def __init__(self, app: Sphinx, env) -> None:
+        self._build_state = build_state(app)
+        super().__init__(app, env)  # type: ignore[call-arg]  # the Sphinx builder it is mixed into
+
     def handle_page(
         self, pagename, addctx, templatename="page.html", *, outfilename=None, event_arg=None
     ) -> None:
         final = Path(outfilename or _output_path(self, pagename))
         partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
-        journal = getattr(self, "kb_journal", None)  # set by kb.core.freshness
+        journal = self._build_state.journal
         if journal is not None and pagename in self.env.found_docs:
             # kb.core.journal: on disk before the first document's page. Generated pages begin
             # it when freshness says they are written; genindex, which every build writes

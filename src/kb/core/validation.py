@@ -50,6 +50,7 @@ from ..checks.sitechecks import DOC_SUFFIXES, check_site, link_docname, unicode_
 from . import ablog
 from .catalog import source
 from .finding import leave_out
+from .state import build_state, env_state
 
 logger = logging.getLogger(__name__)
 
@@ -167,7 +168,7 @@ def _before_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> Non
         # for a deleted file, and no page is written for it. The next build finds it again,
         # and says so again.
         docnames.remove(docname)
-        app.kb_unread_docs = {*getattr(app, "kb_unread_docs", ()), docname}  # for link checks
+        build_state(app).unread_docs.add(docname)  # for link checks
         app.emit("env-purge-doc", env, docname)
         env.clear_doc(docname)
         env.found_docs.discard(docname)
@@ -189,12 +190,13 @@ def _leave_out_unfindable(app: Sphinx, config) -> None:
 def _post_files(app: Sphinx) -> list[str]:
     """Every post file ablog finds (``blog_post_pattern``), relative to the source folder;
     looked for once per build (both checks that need the list run before reading)."""
-    found = getattr(app, "kb_post_files", None)
+    state = build_state(app)
+    found = state.post_files
     if found is None:
         patterns = app.config.blog_post_pattern
         patterns = [patterns] if isinstance(patterns, str) else patterns
         srcdir = os.path.join(os.fspath(app.srcdir), "")
-        found = app.kb_post_files = sorted(
+        found = state.post_files = sorted(
             match[len(srcdir) :].replace(os.sep, "/")  # glob keeps the prefix it was given
             for pattern in patterns
             for match in glob(os.path.join(srcdir, pattern), recursive=True)
@@ -235,15 +237,17 @@ def _check_across_posts(app: Sphinx, env: BuildEnvironment) -> list[str]:
     On every build (``env-updated``), not only when a post was read: a problem between two
     posts keeps failing ``-W`` until it is fixed, and ablog writes its pages later.
     """
-    known = {name: s.facts for name, s in env.kb_posts.items() if s.facts is not None}
+    posts = env_state(env).posts
+    known = {name: s.facts for name, s in posts.items() if s.facts is not None}
     by_path = {_relpath(env, docname): docname for docname in known}
     facts = {path: known[docname] for path, docname in by_path.items()}
     drafts = _check_drafts(app)
     facts.update(drafts)
     scheduled = {os.path.splitext(path)[0]: post.date for path, post in drafts.items()}
     srcdir = Path(env.srcdir)
-    left_out = set(getattr(app, "kb_left_out", ()))
-    unread = getattr(app, "kb_unread_docs", set())
+    state = build_state(app)
+    left_out = set(state.left_out)
+    unread = state.unread_docs
     problems = check_site(
         facts,
         # As kb check asks (kb.site.Site.exists, less what it cannot read): is there a source
@@ -273,13 +277,13 @@ def _check_across_posts(app: Sphinx, env: BuildEnvironment) -> list[str]:
             if problem.key == "link":
                 reported_links.setdefault(by_path[path], set()).add(problem.subject)
     # Per build, read by ReportedLinksAsText (a transform reaches env, not app, in Sphinx 9).
-    env.kb_reported_links = reported_links
+    env_state(env).reported_links = reported_links
     allowed = {}
-    for docname, record in env.kb_posts.items():
+    for docname, record in posts.items():
         names = set(record.facts.redirects) if record.facts is not None else set()
         names -= rejected.get(docname, set())
         allowed[docname] = {name for name in names if not redirect_problem(name)}
-    app.kb_allowed_redirects = allowed  # per build: a rejection may be lifted later
+    state.allowed_redirects = allowed  # per build: a rejection may be lifted later
     return []
 
 
@@ -289,7 +293,7 @@ def _check_drafts(app: Sphinx) -> dict:
     path, join the checks across posts."""
     srcdir = Path(app.srcdir)
     facts = {}
-    for relpath in getattr(app, "kb_draft_sources", ()):
+    for relpath in build_state(app).draft_sources:
         if unicodedata.normalize("NFC", relpath) != relpath:
             continue  # reported for its name alone (_before_read), as kb check does
         try:
@@ -313,7 +317,7 @@ def _relpath(env: BuildEnvironment, docname: str) -> str:
 def _env_get_outdated(app: Sphinx, env: BuildEnvironment, added, changed, removed) -> list[str]:
     # Sphinx reports a warning only when it reads the file; a post with problems is read
     # again on every build, so a second `sphinx-build -W` cannot pass without a fix.
-    flawed = {name for name, record in getattr(env, "kb_posts", {}).items() if record.flawed}
+    flawed = {name for name, record in env_state(env).posts.items() if record.flawed}
     return sorted(flawed - set(removed))
 
 
@@ -324,7 +328,7 @@ class ReportedLinksAsText(SphinxPostTransform):
     default_priority = 8  # before MyST's resolver (9) and Sphinx's (10)
 
     def run(self, **kwargs) -> None:
-        reported = getattr(self.env, "kb_reported_links", {}).get(self.env.docname)
+        reported = env_state(self.env).reported_links.get(self.env.docname)
         if not reported:
             return
         relpath = _relpath(self.env, self.env.docname)

@@ -33,6 +33,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_if_changed
 from ..core.freshness import is_current, page_signature, should_write
 from ..core.posts import Catalog
+from ..core.state import build_state
 from ..core.urls import SITE_BUILDERS, root_prefix, site_url
 from . import formats
 from .items import build_feed, fallback_date, feed_item
@@ -62,7 +63,7 @@ def write_feeds(app: Sphinx) -> dict[Path, bool]:
     paths = {
         (scope.path, fmt): outdir / scope.path / FORMATS[fmt][0]
         for scope in scopes
-        for fmt in app.kb_config.feed_formats
+        for fmt in build_state(app).config.feed_formats
     }
     if _feeds_are_current(app, base, scopes, needed.values(), paths.values()):
         return dict.fromkeys(paths.values(), False)
@@ -70,7 +71,7 @@ def write_feeds(app: Sphinx) -> dict[Path, bool]:
     written = {}
     for scope in scopes:
         feed = build_feed(app, scope, items, base)
-        for fmt in app.kb_config.feed_formats:
+        for fmt in build_state(app).config.feed_formats:
             path = paths[scope.path, fmt]
             written[path] = write_if_changed(path, formats.WRITERS[fmt](feed))
     _remove_stale(outdir / FEEDS_DIR, set(written))
@@ -84,7 +85,7 @@ def _feeds_are_current(app: Sphinx, base: str, scopes, posts, paths) -> bool:
     feed holds, and the settings (in the base signature). Full-text items show whole posts,
     which the fingerprint does not cover: those feeds are always written out again.
     """
-    if app.kb_config.feed_fulltext:
+    if build_state(app).config.feed_fulltext:
         return False
     signature = page_signature(
         app,
@@ -130,7 +131,7 @@ def _html_collect_pages(app: Sphinx):
     write_feeds(app)
     # The feeds page: every feed and its URLs, rendered again only when they change.
     scopes = feed_scopes(app, get_catalog(app))
-    base, formats = site_url(app), app.kb_config.feed_formats
+    base, formats = site_url(app), build_state(app).config.feed_formats
     signature = page_signature(
         app,
         FEEDS_PAGE,
@@ -149,13 +150,14 @@ def discovery_links(app: Sphinx, pagename: str) -> str:
     base = site_url(app)
     paths = [FEEDS_DIR]
     archive = re.sub(r"/page/\d+$", "", pagename)
-    scope = app.kb_feed_archives.get(archive)
+    state = build_state(app)
+    scope = state.feed_archives.get(archive)
     if scope is not None:
         paths.append(scope)
     links = []
     for path in paths:
-        title = app.kb_feed_titles[path]
-        for fmt in app.kb_config.feed_formats:
+        title = (state.feed_titles or {})[path]
+        for fmt in state.config.feed_formats:
             _, media_type, label = FORMATS[fmt]
             links.append(
                 f'<link rel="alternate" type="{media_type}" '
@@ -166,15 +168,16 @@ def discovery_links(app: Sphinx, pagename: str) -> str:
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if not _enabled(app) or not hasattr(app, "kb_feed_titles"):
+    state = build_state(app)
+    if not _enabled(app) or state.feed_titles is None:
         return
     context["metatags"] = context.get("metatags", "") + discovery_links(app, pagename)
     # What a reader sees: the sidebar's "Subscribe", and an archive's own feed under its title.
-    formats, prefix = app.kb_config.feed_formats, root_prefix(app, pagename)
+    formats, prefix = state.config.feed_formats, root_prefix(app, pagename)
     context["kb_subscribe_html"] = Markup(sidebar_subscribe_html(app, formats, prefix))
-    path = app.kb_feed_archives.get(re.sub(r"/page/\d+$", "", pagename))
+    path = state.feed_archives.get(re.sub(r"/page/\d+$", "", pagename))
     if path is not None:
-        kind = app.kb_feed_kinds[path]
+        kind = state.feed_kinds[path]
         context["kb_archive_feeds_html"] = Markup(
             archive_subscribe_html(app, path, kind, formats, prefix)
         )
@@ -206,9 +209,10 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     scopes = feed_scopes(app, catalog)
     if _enabled(app):
         _warn_shared_urls(scopes)
-    app.kb_feed_titles = {scope.path: scope.title for scope in scopes}
-    app.kb_feed_archives = {s.home_docname: s.path for s in scopes if s.path != FEEDS_DIR}
-    app.kb_feed_kinds = {scope.path: scope.kind for scope in scopes}
+    state = build_state(app)
+    state.feed_titles = {scope.path: scope.title for scope in scopes}
+    state.feed_archives = {s.home_docname: s.path for s in scopes if s.path != FEEDS_DIR}
+    state.feed_kinds = {scope.path: scope.kind for scope in scopes}
 
 
 def setup_feeds(app: Sphinx) -> None:

@@ -16,6 +16,7 @@ from sphinx.util import logging
 
 from ..core.fragments import FRAGMENT, write_fragment
 from ..core.posts import Catalog, Post
+from ..core.state import build_state
 from ..core.urls import absolute_links, relocate_links
 from .formats import Feed, Item, Person, Term
 from .scopes import Scope, feed_url, page_url
@@ -27,7 +28,7 @@ _HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.DOTALL)
 
 
 def footer_html(app: Sphinx, post: Post, link: str, base: str) -> str:
-    config = app.kb_config
+    config = build_state(app).config
     template = config.feed_footer_external if post.external_link else config.feed_footer
     if not template:
         return ""
@@ -58,7 +59,7 @@ def feed_item(app: Sphinx, catalog: Catalog, post: Post, base: str) -> Item:
     blog = base + catalog.blog_path
     excerpt = absolute_links(relocate_links(post.excerpt_html, base), url)
     footer = footer_html(app, post, link, base)
-    if app.kb_config.feed_fulltext:
+    if build_state(app).config.feed_fulltext:
         content, summary = full_text_html(app, post.docname, url) + footer, excerpt
     else:
         content, summary = excerpt + footer, ""
@@ -84,12 +85,14 @@ def fallback_date() -> datetime:
 
 def feed_author(app: Sphinx) -> str:
     author = app.config.author
-    return author if author and author != "Author name not set" else app.kb_config.site_name
+    return (
+        author if author and author != "Author name not set" else build_state(app).config.site_name
+    )
 
 
 def build_feed(app: Sphinx, scope: Scope, items: dict[str, Item], base: str) -> Feed:
     chosen = tuple(items[post.docname] for post in scope.posts)
-    formats = app.kb_config.feed_formats
+    formats = build_state(app).config.feed_formats
     return Feed(
         title=scope.title,
         description=scope.description,

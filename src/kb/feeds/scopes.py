@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from sphinx.application import Sphinx
 
 from ..core.posts import Catalog, Post
+from ..core.state import build_state
 from ..core.urls import as_uri
 
 FEEDS_DIR = "feeds"
@@ -40,7 +41,7 @@ class Scope:
 
 
 def feed_scopes(app: Sphinx, catalog: Catalog) -> list[Scope]:
-    config = app.kb_config
+    config = build_state(app).config
     length = config.feed_length
     name = config.site_name
     scopes = [

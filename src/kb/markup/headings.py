@@ -34,6 +34,7 @@ from ..checks.model import Rules
 from ..checks.notebook import check_source, is_ipynb
 from ..checks.pages import check_page, says_blogpost
 from ..core import ablog
+from ..core.state import build_state
 from ..upstream.myst_parser import myst_warning_logger
 
 #: MyST's message for a document whose first heading is below H1 (``update_section_level_state``
@@ -105,15 +106,15 @@ class DropHeadingsStartNodes(SphinxTransform):
 
 def _add_filter(app: Sphinx) -> None:
     # For this build only: the logger is the process's, and outlives the application.
-    app.kb_quiet_headings = QuietHeadingsStart(app)
-    myst_warning_logger().addFilter(app.kb_quiet_headings)
+    quiet = build_state(app).quiet_headings = QuietHeadingsStart(app)
+    myst_warning_logger().addFilter(quiet)
 
 
 def _remove_filter(app: Sphinx, exception) -> None:
-    quiet = getattr(app, "kb_quiet_headings", None)
-    if quiet is not None:
-        myst_warning_logger().removeFilter(quiet)
-        app.kb_quiet_headings = None
+    state = build_state(app)
+    if state.quiet_headings is not None:
+        myst_warning_logger().removeFilter(state.quiet_headings)
+        state.quiet_headings = None
 
 
 def setup_headings(app: Sphinx) -> None:

@@ -35,6 +35,7 @@ from ..checks.rawhtml import Policy, describe, host_of, problems, remote_image_m
 from ..checks.sanitize import SANITIZED, local_files
 from ..core import paths
 from ..core.paths import read_again
+from ..core.state import build_state
 from ..core.urls import site_url
 
 __all__ = ["policy_of", "problems", "setup_rawhtml"]
@@ -53,7 +54,7 @@ def _line(node: nodes.Node) -> tuple[str | None, int | None]:
 
 def policy_of(app: Sphinx, context: str = "post") -> Policy:
     """The site's policy for HTML from content, from its settings."""
-    settings = app.kb_config
+    settings = build_state(app).config
     own = urlsplit(site_url(app)).hostname
     return Policy.make(settings.allow_raw_html_hosts, own, settings.allow_raw_scripts, context)
 

@@ -26,6 +26,7 @@ from ..core import paths
 from ..core.catalog import get_catalog, has_catalog
 from ..core.html import reader_text
 from ..core.posts import Catalog, Post
+from ..core.state import build_state
 from ..core.urls import site_url
 
 logger = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ def image_url(app: Sphinx, post: Post) -> str:
     """Absolute URL of the post's image, or of the site's default image (``kb_og_image``)."""
     if post.image and urlparse(post.image).scheme:
         return post.image
-    path = allowed_image_path(app, post) or app.kb_config.og_image
+    path = allowed_image_path(app, post) or build_state(app).config.og_image
     if not path or urlparse(path).scheme:
         return path
     return urljoin(site_url(app), path)
@@ -158,7 +159,7 @@ def og_tags(
 
 def site_card(app: Sphinx) -> str:
     """The absolute URL of the site's default card image (``kb_og_image``), or ''."""
-    image = app.kb_config.og_image
+    image = build_state(app).config.og_image
     if image and not urlparse(image).scheme:
         image = urljoin(site_url(app), image)
     return image
@@ -168,7 +169,7 @@ def post_tags(app: Sphinx, pagename: str, post: Post, named: bool = True) -> str
     """A post's card: its excerpt (as previews show it) and image, plus ``article:*`` tags."""
     image = image_url(app, post)
     own = post.image and (urlparse(post.image).scheme or allowed_image_path(app, post))
-    alt = post.title if own else app.kb_config.og_image_alt
+    alt = post.title if own else build_state(app).config.og_image_alt
     description = preview_text(post.excerpt_text)
     tags = [og_tags(app, pagename, post.title, description, "article", image, alt, named)]
     tags.append(_tag("property", "article:published_time", post.date.date().isoformat()))
@@ -225,7 +226,7 @@ def _social_page_context(app: Sphinx, pagename, templatename, context, doctree) 
     elif context.get("title"):
         title = Markup(str(context.get("kb_title") or context["title"])).striptags()
         description = page_description(doctree) if doctree is not None else ""
-        image, alt = site_card(app), app.kb_config.og_image_alt
+        image, alt = site_card(app), build_state(app).config.og_image_alt
         tags = og_tags(app, pagename, title, description, "website", image, alt, named)
     else:
         return

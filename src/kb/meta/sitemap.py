@@ -23,6 +23,7 @@ from sphinx.util import logging
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_if_changed
 from ..core.freshness import written_pages
+from ..core.state import build_state
 from ..core.urls import SITE_BUILDERS, as_uri, site_url
 
 logger = logging.getLogger(__name__)
@@ -34,14 +35,15 @@ NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
 def sitemap_entries(app: Sphinx) -> list[tuple[str, str | None]]:
     """``(page link, last update or None)`` for every listed page, sorted by link."""
     catalog = get_catalog(app)
-    pages = set(app.env.found_docs) | written_pages(app) | app.kb_sitemap_seen
+    state = build_state(app)
+    pages = set(app.env.found_docs) | written_pages(app) | state.sitemap_seen
     leave_out = {post.docname for post in catalog.drafts}
     leave_out |= {old for post in catalog.posts for old in post.redirects}
-    leave_out |= getattr(app, "kb_old_address_pages", set())  # kb.pages.redirects
+    leave_out |= state.old_address_pages  # kb.pages.redirects
     leave_out.add(getattr(app.config, "notfound_pagename", "404"))
     updated = {post.docname: post.updated.date().isoformat() for post in catalog.posts}
     link = app.builder.get_target_uri
-    excluded = _any_of(app.kb_config.sitemap_excludes)
+    excluded = _any_of(state.config.sitemap_excludes)
     entries = {}
     for name in pages - leave_out:
         page_link = link(name)
@@ -71,11 +73,11 @@ def sitemap_xml(base: str, entries: list[tuple[str, str | None]]) -> str:
 
 def _page_seen(app: Sphinx, pagename, templatename, context, doctree) -> None:
     # Pages other extensions generate (written in this process, after the documents).
-    app.kb_sitemap_seen.add(pagename)
+    build_state(app).sitemap_seen.add(pagename)
 
 
 def _builder_inited(app: Sphinx) -> None:
-    app.kb_sitemap_seen = set()
+    build_state(app).sitemap_seen = set()
 
 
 def _write_sitemap(app: Sphinx, exception) -> None:

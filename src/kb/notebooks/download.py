@@ -22,6 +22,7 @@ from sphinx.util.osutil import relative_uri
 
 from ..core.fileio import write_if_changed
 from ..core.fragments import is_fragment
+from ..core.state import env_state
 from ..core.urls import SITE_BUILDERS
 from ..upstream.sphinx import page_being_written
 
@@ -59,9 +60,7 @@ def add_download(
 
 
 def notebooks(env: BuildEnvironment) -> dict[str, NotebookRecord]:
-    if not hasattr(env, "kb_notebooks"):
-        env.kb_notebooks = {}
-    return env.kb_notebooks
+    return env_state(env).notebooks
 
 
 def _size(size: int) -> str:

@@ -22,6 +22,7 @@ from ..core.freshness import PagePart, add_page_part
 from ..core.links import linked_documents
 from ..core.parts import markers, render_part
 from ..core.posts import Catalog, Post, digest
+from ..core.state import build_state
 from ..core.urls import root_prefix
 from .entries import format_date
 from .postpage import add_post_part, post_part
@@ -40,12 +41,13 @@ def backlinks(env, catalog: Catalog) -> dict[str, list[Post]]:
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    app.kb_backlinks = backlinks(app.env, catalog) if app.builder.format == "html" else {}
+    found = backlinks(app.env, catalog) if app.builder.format == "html" else {}
+    build_state(app).backlinks = found
 
 
 def backlinks_of(app: Sphinx, docname: str) -> list[Post]:
     """The posts this build lists under "Linked from" on ``docname``'s page."""
-    return list(getattr(app, "kb_backlinks", {}).get(docname, ()))
+    return list(build_state(app).backlinks.get(docname, ()))
 
 
 def backlinks_html(app: Sphinx, posts: list[Post], prefix: str) -> str:

@@ -24,6 +24,7 @@ from ..core.fileio import write_if_changed
 from ..core.freshness import is_current, page_signature, should_write
 from ..core.html import focusable
 from ..core.posts import digest
+from ..core.state import build_state
 from ..core.urls import SITE_BUILDERS, root_prefix, site_url
 from .datasets import (
     JSON_FILE,
@@ -196,7 +197,7 @@ def archive_line(app: Sphinx, archive: str, prefix: str) -> str:
     """The line under the heading of the ``kb_benchmarks_category`` category's pages."""
     if not entries_of(app) or not has_catalog(app):
         return ""
-    wanted = app.kb_config.benchmarks_category
+    wanted = build_state(app).config.benchmarks_category
     category = next((c for c in get_catalog(app).collections["category"] if c.name == wanted), None)
     if category is None or archive != category.docname:
         return ""

@@ -18,6 +18,7 @@ from sphinx.application import Sphinx
 from ..core.html import focusable
 from ..core.parts import render_part
 from ..core.posts import Post
+from ..core.state import build_state
 from ..core.urls import site_url
 from .entries import format_date
 from .postpage import add_post_part, post_page
@@ -67,7 +68,8 @@ def post_url(app: Sphinx, post: Post) -> str:
 
 
 def _site_name(app: Sphinx) -> str:
-    return app.kb_config.site_name if hasattr(app, "kb_config") else app.config.project
+    settings = build_state(app).settings
+    return settings.site_name if settings is not None else app.config.project
 
 
 def bibtex_entry(app: Sphinx, post: Post) -> str:

@@ -21,6 +21,7 @@ from sphinx.application import Sphinx
 from ..core import datasets
 from ..core.datasets import Dataset
 from ..core.posts import Catalog, Post, digest
+from ..core.state import build_state
 from ..core.urls import as_uri
 
 #: Where the build writes the catalog and its schema, in the output folder.
@@ -67,11 +68,11 @@ def site_entries(app: Sphinx, catalog: Catalog) -> list[Entry]:
 
 def entries_of(app: Sphinx) -> list[Entry]:
     """This build's dataset catalog (empty before ``kb-catalog-built``)."""
-    return getattr(app, "kb_dataset_entries", [])
+    return build_state(app).dataset_entries
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    app.kb_dataset_entries = site_entries(app, catalog)
+    build_state(app).dataset_entries = site_entries(app, catalog)
 
 
 # -- data/benchmarks.json --------------------------------------------------------------------

@@ -27,6 +27,7 @@ from ..core.fragments import is_fragment
 from ..core.freshness import add_signer
 from ..core.links import outgoing
 from ..core.posts import Catalog, Post, digest
+from ..core.state import build_state
 from .postpage import post_part
 
 logger = logging.getLogger(__name__)
@@ -52,14 +53,16 @@ def term_uses(app: Sphinx, catalog: Catalog) -> dict[str, list[Post]]:
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    app.kb_term_uses = term_uses(app, catalog) if app.builder.format == "html" else {}
-    app.kb_glossary_docs = {docname for docname, _ in _terms(app).values()}
+    state = build_state(app)
+    state.term_uses = term_uses(app, catalog) if app.builder.format == "html" else {}
+    state.glossary_docs = {docname for docname, _ in _terms(app).values()}
 
 
 def _signer(app: Sphinx, docname: str) -> str:
-    if docname not in getattr(app, "kb_glossary_docs", ()):
+    state = build_state(app)
+    if docname not in state.glossary_docs:
         return ""
-    uses = app.kb_term_uses
+    uses = state.term_uses
     shown = [
         f"{name}\x1f" + "\x1e".join(f"{p.docname}\x1d{p.title}" for p in uses.get(name, ()))
         for name, (where, _) in sorted(_terms(app).items())
@@ -71,7 +74,8 @@ def _signer(app: Sphinx, docname: str) -> str:
 def _entry_posts(app: Sphinx, item: nodes.definition_list_item) -> list[Post]:
     """The posts that link any term of one entry, newest first, each once."""
     names = {" ".join(term.astext().split()).casefold() for term in item.findall(nodes.term)}
-    chosen = {p.docname: p for name in names for p in app.kb_term_uses.get(name, ())}
+    uses = build_state(app).term_uses
+    chosen = {p.docname: p for name in names for p in uses.get(name, ())}
     order = {p.docname: n for n, p in enumerate(get_catalog(app).posts)}
     return sorted(chosen.values(), key=lambda p: order[p.docname])
 
@@ -89,7 +93,7 @@ def _uses_html(app: Sphinx, docname: str, posts: list[Post]) -> str:
 def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     if is_fragment(doctree) or app.builder.format != "html" or not has_catalog(app):
         return
-    if docname not in getattr(app, "kb_glossary_docs", ()):
+    if docname not in build_state(app).glossary_docs:
         return
     for glossary in doctree.findall(addnodes.glossary):
         for item in glossary.findall(nodes.definition_list_item):

@@ -21,6 +21,7 @@ from sphinx.util.docutils import SphinxDirective
 from ..core.catalog import get_catalog, has_catalog
 from ..core.freshness import Content, add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, digest
+from ..core.state import build_state, env_state
 from ..core.urls import root_prefix
 from .benchmarks import archive_line
 from .entries import EXTERNAL_MARK, entries_html, format_date, post_href
@@ -173,7 +174,7 @@ def _html_collect_pages(app: Sphinx):
     if app.builder.format != "html" or not has_catalog(app):
         return
     made = {}  # each entry once per prefix (entries_html)
-    for docname, page in sorted(app.kb_listing_pages.items()):
+    for docname, page in sorted(build_state(app).listing_pages.items()):
         prefix = root_prefix(app, docname)
         line = archive_line(app, page.base, prefix)  # the benchmarks category's
 
@@ -200,7 +201,8 @@ def _html_collect_pages(app: Sphinx):
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    app.kb_listing_pages = all_listing_pages(catalog, app.kb_config.page_size)
+    state = build_state(app)
+    state.listing_pages = all_listing_pages(catalog, state.config.page_size)
 
 
 # -- The home page's list of latest posts ----------------------------------------------------
@@ -218,7 +220,7 @@ class LatestPostsDirective(SphinxDirective):
     def run(self):
         node = latest_posts()
         node["count"] = self.options.get("count", 0)
-        self.env.kb_latest_docs = getattr(self.env, "kb_latest_docs", set()) | {self.env.docname}
+        env_state(self.env).latest_docs.add(self.env.docname)
         return [node]
 
 
@@ -234,7 +236,7 @@ def _fill_latest_posts(app: Sphinx, doctree: nodes.document, docname: str) -> No
     if not has_catalog(app):
         return
     for node in doctree.findall(latest_posts):
-        count = node["count"] or app.kb_config.home_posts
+        count = node["count"] or build_state(app).config.home_posts
         node["html"] = latest_posts_html(app, get_catalog(app), count, root_prefix(app, docname))
 
 
@@ -245,18 +247,17 @@ def visit_latest_posts(translator, node: latest_posts) -> None:
 
 def _latest_posts_signer(app: Sphinx, docname: str) -> str:
     """A page with a ``latest-posts`` list shows every post's entry (the newest of them)."""
-    if docname not in getattr(app.env, "kb_latest_docs", ()):
+    if docname not in env_state(app.env).latest_docs:
         return ""
     return digest([p.fingerprint() for p in get_catalog(app).posts])
 
 
 def _purge_doc(app: Sphinx, env, docname: str) -> None:
-    getattr(env, "kb_latest_docs", set()).discard(docname)
+    env_state(env).latest_docs.discard(docname)
 
 
 def _merge_info(app: Sphinx, env, docnames, other) -> None:
-    mine = getattr(env, "kb_latest_docs", set())
-    env.kb_latest_docs = mine | (getattr(other, "kb_latest_docs", set()) & set(docnames))
+    env_state(env).latest_docs.update(env_state(other).latest_docs & set(docnames))
 
 
 def setup_listings(app: Sphinx) -> None:

@@ -18,6 +18,7 @@ import posixpath
 
 from sphinx.application import Sphinx
 
+from ..core.state import build_state
 from .evergreen import navigation
 
 #: Before furo's handler (priority 500), which asks for the tree.
@@ -25,19 +26,21 @@ PRIORITY = 400
 
 
 def _builder_inited(app: Sphinx) -> None:
-    app.kb_navigation = {"in_tree": None, "rendered": {}}
+    state = build_state(app)
+    state.navigation_in_tree, state.navigation_rendered = None, {}
 
 
 def _shared_toctree(app: Sphinx, pagename: str, templatename, context, doctree) -> None:
     toctree = context.get("toctree")
-    state = getattr(app, "kb_navigation", None)
-    if toctree is None or state is None:
+    if toctree is None:
         return
-    if state["in_tree"] is None:  # every document is read by now
-        state["in_tree"] = {docname for docname, _, _ in navigation(app.env)}
-    if pagename in state["in_tree"] or pagename == getattr(app.config, "notfound_pagename", ""):
+    state = build_state(app)
+    if state.navigation_in_tree is None:  # every document is read by now
+        state.navigation_in_tree = {docname for docname, _, _ in navigation(app.env)}
+    in_tree = state.navigation_in_tree
+    if pagename in in_tree or pagename == getattr(app.config, "notfound_pagename", ""):
         return
-    folder, rendered = posixpath.dirname(pagename), state["rendered"]
+    folder, rendered = posixpath.dirname(pagename), state.navigation_rendered
 
     def shared(**options) -> str:
         key = (folder, tuple(sorted(options.items())))

@@ -48,6 +48,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import is_fragment
 from ..core.freshness import add_signer
 from ..core.posts import Catalog, Label, Post, digest
+from ..core.state import env_state
 from ..core.urls import relocate_links, root_prefix
 
 logger = logging.getLogger(__name__)
@@ -232,7 +233,7 @@ def postlist_html(app: Sphinx, node: nodes.Element, docname: str, catalog: Catal
 
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
-    docs = app.env.__dict__.setdefault("kb_postlist_docs", set())
+    docs = env_state(app.env).postlist_docs
     if ablog.postlist_directives(doctree):
         docs.add(app.env.docname)
 
@@ -248,18 +249,17 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.Element, docname: str) -> None
 
 def _signer(app: Sphinx, docname: str) -> str:
     """A page with a ``postlist`` shows any published post (filters pick among them all)."""
-    if docname not in getattr(app.env, "kb_postlist_docs", ()) or not has_catalog(app):
+    if docname not in env_state(app.env).postlist_docs or not has_catalog(app):
         return ""
     return digest([post.fingerprint() for post in get_catalog(app).posts])
 
 
 def _purge_doc(app: Sphinx, env, docname: str) -> None:
-    getattr(env, "kb_postlist_docs", set()).discard(docname)
+    env_state(env).postlist_docs.discard(docname)
 
 
 def _merge_info(app: Sphinx, env, docnames, other) -> None:
-    mine = getattr(env, "kb_postlist_docs", set())
-    env.kb_postlist_docs = mine | (getattr(other, "kb_postlist_docs", set()) & set(docnames))
+    env_state(env).postlist_docs.update(env_state(other).postlist_docs & set(docnames))
 
 
 def setup_postlist(app: Sphinx) -> None:

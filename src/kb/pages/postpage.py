@@ -19,6 +19,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import FRAGMENT, is_fragment
 from ..core.parts import render_part
 from ..core.posts import Post
+from ..core.state import build_state
 from ..core.urls import root_prefix
 from .entries import format_date, label_links, meta_line
 
@@ -89,7 +90,7 @@ class Part:
 
 def add_post_part(app: Sphinx, slot: str, order: int, render, searched: bool = False) -> None:
     """Contribute a part to every post's own page (see :class:`Part`)."""
-    parts = app.__dict__.setdefault("kb_post_parts", [])
+    parts = build_state(app).post_parts
     parts.append(Part(slot, order, render, searched))
     parts.sort(key=lambda part: (part.slot, part.order))
 
@@ -102,7 +103,7 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
         return
     prefix = root_prefix(app, docname)
     parts = {"under-title": [], "end": []}
-    for part in app.kb_post_parts:
+    for part in build_state(app).post_parts:
         html = part.render(app, post, prefix)
         if html:
             node = post_part("", html=html, searched=part.searched, classes=["kb-post-part"])

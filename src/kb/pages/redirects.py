@@ -21,6 +21,7 @@ from sphinx.util import logging
 from ..checks.oldaddresses import OldAddress, read_old_addresses_file, site_problems
 from ..core.catalog import get_catalog, has_catalog
 from ..core.freshness import page_signature, should_write
+from ..core.state import build_state
 from ..core.urls import site_url
 
 REDIRECT_TEMPLATE = "kb/redirect.html"
@@ -41,7 +42,7 @@ def _html_collect_pages(app: Sphinx):
                 )
     addresses = site_old_addresses(app)
     # The sitemap lists no redirect page (kb.meta.sitemap leaves these out).
-    app.kb_old_address_pages = {address.docname for address in addresses}
+    build_state(app).old_address_pages = {address.docname for address in addresses}
     for address in addresses:
         title = _title(app, address.target)
         signature = page_signature(app, "old-address", address.docname, address.target, title)
@@ -67,13 +68,13 @@ def _context(app: Sphinx, docname: str, title: str, heading: str) -> dict:
 def _title(app: Sphinx, docname: str) -> str:
     if docname in app.env.titles:
         return app.env.titles[docname].astext()
-    page = getattr(app, "kb_listing_pages", {}).get(docname)
+    page = build_state(app).listing_pages.get(docname)
     return page.title if page is not None else docname
 
 
 def _built_pages(app: Sphinx) -> set[str]:
     """Every page the build writes that an old address may lead to: documents and listings."""
-    pages = set(app.env.found_docs) | set(getattr(app, "kb_listing_pages", {}))
+    pages = set(app.env.found_docs) | set(build_state(app).listing_pages)
     if has_catalog(app):
         catalog = get_catalog(app)
         pages |= {catalog.catalog_docname(kind) for kind, c in catalog.collections.items() if c}
@@ -83,11 +84,13 @@ def _built_pages(app: Sphinx) -> set[str]:
 def site_old_addresses(app: Sphinx) -> list[OldAddress]:
     """The pairs of ``kb_old_addresses`` that may have a page; each other one is a warning at
     its line, on every build, until it is fixed."""
-    name = app.kb_config.old_addresses
+    name = build_state(app).config.old_addresses
     path = Path(app.srcdir, name) if name else None
     if path is None or not (path.exists() or path.is_symlink()):
         return []
-    addresses, problems = read_old_addresses_file(path, app.kb_config.max_file_bytes, app.srcdir)
+    addresses, problems = read_old_addresses_file(
+        path, build_state(app).config.max_file_bytes, app.srcdir
+    )
     built = _built_pages(app)
     problems += site_problems(addresses, lambda d: d in built, lambda d: d in built)
     for problem in sorted(problems, key=lambda p: p.line):

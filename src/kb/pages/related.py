@@ -32,6 +32,7 @@ from ..core.fileio import write_atomically
 from ..core.freshness import PagePart, add_page_part
 from ..core.parts import markers, render_part
 from ..core.posts import Catalog, Post, digest
+from ..core.state import build_state, env_state
 from ..core.urls import root_prefix
 from .entries import format_date, post_href
 from .postpage import add_post_part
@@ -69,17 +70,9 @@ def top_terms(text: str, kept: int = TERMS_KEPT) -> tuple[tuple[str, int], ...]:
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
-    _ensure_tables(env)
-    terms = env.kb_related_terms[env.docname] = top_terms(doctree.astext())
-    env.kb_related_signs[env.docname] = _terms_sign(terms)
-
-
-def _ensure_tables(env) -> None:
-    # An environment from before the signs were kept has the terms only.
-    if not hasattr(env, "kb_related_terms"):
-        env.kb_related_terms = {}
-    if not hasattr(env, "kb_related_signs"):
-        env.kb_related_signs = {}
+    state = env_state(env)
+    terms = state.related_terms[env.docname] = top_terms(doctree.astext())
+    state.related_signs[env.docname] = _terms_sign(terms)
 
 
 def _terms_sign(terms: tuple[tuple[str, int], ...]) -> str:
@@ -88,17 +81,17 @@ def _terms_sign(terms: tuple[tuple[str, int], ...]) -> str:
 
 
 def _purge_doc(app: Sphinx, env, docname: str) -> None:
-    getattr(env, "kb_related_terms", {}).pop(docname, None)
-    getattr(env, "kb_related_signs", {}).pop(docname, None)
+    state = env_state(env)
+    state.related_terms.pop(docname, None)
+    state.related_signs.pop(docname, None)
 
 
 def _merge_info(app: Sphinx, env, docnames, other) -> None:
-    _ensure_tables(env)
-    theirs = getattr(other, "kb_related_terms", {})
+    mine, theirs = env_state(env), env_state(other).related_terms
     for docname in docnames:
         if docname in theirs:
-            env.kb_related_terms[docname] = theirs[docname]
-            env.kb_related_signs[docname] = _terms_sign(theirs[docname])
+            mine.related_terms[docname] = theirs[docname]
+            mine.related_signs[docname] = _terms_sign(theirs[docname])
 
 
 # -- Ranking ------------------------------------------------------------------------------------
@@ -301,12 +294,13 @@ def _inputs(posts: list[Post], terms: dict, signs: dict) -> str:
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    count = app.kb_config.related_posts
-    app.kb_related = {}
+    state = build_state(app)
+    count = state.config.related_posts
+    state.related = {}
     if not count or app.builder.format != "html":
         return
-    terms = getattr(app.env, "kb_related_terms", {})
-    signs = getattr(app.env, "kb_related_signs", {})
+    terms = env_state(app.env).related_terms
+    signs = env_state(app.env).related_signs
     key = digest([str(count), _inputs(catalog.posts, terms, signs)])
     cache = Path(app.doctreedir) / CACHE_FILE
     try:
@@ -318,7 +312,7 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     else:
         lists = related_lists(catalog.posts, terms, count)
         write_atomically(cache, json.dumps({"key": key, "lists": lists}, sort_keys=True))
-    app.kb_related = {
+    state.related = {
         docname: [post for name in names if (post := catalog.by_docname(name)) is not None]
         for docname, names in lists.items()
     }
@@ -329,7 +323,7 @@ def _shown(post: Post) -> str:
 
 
 def _signer(app: Sphinx, docname: str) -> str:
-    related = getattr(app, "kb_related", {}).get(docname)
+    related = build_state(app).related.get(docname)
     return digest([_shown(post) for post in related]) if related else ""
 
 
@@ -355,7 +349,7 @@ def _related_part(app: Sphinx, post: Post, prefix: str) -> str:
 
 
 def _list_html(app: Sphinx, docname: str, prefix: str | None = None) -> str:
-    related = getattr(app, "kb_related", {}).get(docname)
+    related = build_state(app).related.get(docname)
     if not related:
         return ""
     return related_html(app, related, root_prefix(app, docname) if prefix is None else prefix)
@@ -365,7 +359,7 @@ def related_of(app: Sphinx, docname: str) -> list[Post]:
     """The related posts this build shows on ``docname``'s page."""
     if not has_catalog(app) or get_catalog(app).by_docname(docname) is None:
         return []
-    return list(getattr(app, "kb_related", {}).get(docname, []))
+    return list(build_state(app).related.get(docname, []))
 
 
 def setup_related(app: Sphinx) -> None:

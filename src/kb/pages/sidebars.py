@@ -14,6 +14,7 @@ from ..config import KbConfig
 from ..core.freshness import Region, set_region
 from ..core.parts import markers, render_part
 from ..core.posts import Catalog, digest
+from ..core.state import build_state
 from ..core.urls import relocate_links, root_prefix
 from .benchmarks import sidebar_link
 
@@ -56,9 +57,10 @@ def _sidebar_on_page(app: Sphinx, pagename: str) -> str:
     # The same for every page at one depth: made once per depth (an added post puts a new
     # sidebar into every page of the site).
     prefix = root_prefix(app, pagename)
-    by_prefix = app.kb_sidebar_by_prefix
+    state = build_state(app)
+    by_prefix = state.sidebar_by_prefix
     if prefix not in by_prefix:
-        by_prefix[prefix] = relocate_links(app.kb_sidebar_html, prefix)
+        by_prefix[prefix] = relocate_links(state.sidebar_html or "", prefix)
     return by_prefix[prefix]
 
 
@@ -69,9 +71,10 @@ SIDEBAR_START, SIDEBAR_END = markers("sidebar")
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
-    html = sidebar_html(app, catalog, app.kb_config, sidebar_link(app))
-    app.kb_sidebar_html = html = SIDEBAR_START + html + SIDEBAR_END if html else ""
-    app.kb_sidebar_by_prefix = {}
+    state = build_state(app)
+    html = sidebar_html(app, catalog, state.config, sidebar_link(app))
+    state.sidebar_html = html = SIDEBAR_START + html + SIDEBAR_END if html else ""
+    state.sidebar_by_prefix = {}
     if html:
         set_region(
             app, Region("sidebar", SIDEBAR_START, SIDEBAR_END, digest([html]), _sidebar_on_page)
@@ -79,7 +82,7 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
 
 
 def _html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    if app.builder.format != "html" or not hasattr(app, "kb_sidebar_html"):
+    if app.builder.format != "html" or build_state(app).sidebar_html is None:
         return
     context["kb_sidebar_html"] = _sidebar_on_page(app, pagename)
 

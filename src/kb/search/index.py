@@ -34,6 +34,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..core.output import held_descriptors
+from ..core.state import build_state
 from ..core.urls import output_path, root_prefix
 from . import marking, records
 from .marking import enabled
@@ -61,11 +62,12 @@ def _start_indexing(app: Sphinx):
     pages (archives, feeds' pages, the search page itself) and copies static files: Pagefind
     runs alongside that work, and :func:`_build_finished` waits for it.
     """
-    if not enabled(app) or (app.kb_config.search_defer and _has_bundle(app)):
+    if not enabled(app) or (build_state(app).config.search_defer and _has_bundle(app)):
         return []
-    app.kb_search_sources = search_sources(app)
-    logger.info("kb search: indexing %d pages with Pagefind", len(app.kb_search_sources))
-    app.kb_search_run = _index_run(app, app.kb_search_sources)
+    state = build_state(app)
+    state.search_sources = search_sources(app)
+    logger.info("kb search: indexing %d pages with Pagefind", len(state.search_sources))
+    state.search_run = _index_run(app, state.search_sources)
     return []
 
 
@@ -75,7 +77,7 @@ def _index_run(app: Sphinx, sources: dict[str, str]) -> IndexRun:
         sources,
         Path(app.doctreedir),
         _keep_index_url(app),
-        app.kb_config.search_shard_size,
+        build_state(app).config.search_shard_size,
     )
 
 
@@ -86,8 +88,8 @@ def _has_bundle(app: Sphinx) -> bool:
 def _build_finished(app: Sphinx, exception) -> None:
     if not enabled(app):
         return
-    run = getattr(app, "kb_search_run", None)
-    app.kb_search_run = None
+    state = build_state(app)
+    run, state.search_run = state.search_run, None
     if exception is not None:
         if run is not None:
             run.cancel()
@@ -95,20 +97,20 @@ def _build_finished(app: Sphinx, exception) -> None:
     if run is None:
         # Deferred (kb serve), or a build that wrote no HTML at all.
         sources = search_sources(app)
-        if app.kb_config.search_defer and _has_bundle(app):
+        if build_state(app).config.search_defer and _has_bundle(app):
             index_in_background(app, sources)
             return
-        app.kb_search_sources = sources
+        state.search_sources = sources
         run = _index_run(app, sources)
     start = time.perf_counter()
     reindexed = run.reindexed
     count = run.wait()
     if reindexed:
-        prune_records(app, app.kb_search_sources)
+        prune_records(app, state.search_sources)
     complete_search_page(app, Path(app.outdir) / BUNDLE_DIR)
     run.finish()  # the old bundle's files go once the search page names the new ones
     logger.info("kb search: %d pages indexed (%.1f s waited)", count, time.perf_counter() - start)
-    expected = len(app.kb_search_sources)
+    expected = len(state.search_sources)
     if count != expected:
         logger.warning(
             "kb search: %d pages should be searchable but the index holds %d. A template "
@@ -143,7 +145,7 @@ def index_in_background(app: Sphinx, sources: dict[str, str]) -> None:
     prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
     arguments = [str(outdir), str(workdir), str(listing), str(search_page), prefix]
     arguments.append("keep-url" if _keep_index_url(app) else "folder-url")
-    arguments.append(str(app.kb_config.search_shard_size))
+    arguments.append(str(build_state(app).config.search_shard_size))
     with open(workdir / BACKGROUND_LOG, "w", encoding="utf-8") as log:
         subprocess.Popen(
             [sys.executable, "-m", "kb.search.worker", *arguments],

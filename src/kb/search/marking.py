@@ -19,6 +19,7 @@ from ..core import ablog
 from ..core.catalog import get_catalog
 from ..core.freshness import page_signature, should_write
 from ..core.posts import Post
+from ..core.state import build_state, env_state
 from ..core.urls import SITE_BUILDERS
 from .pagefind import BUNDLE_DIR, BUNDLE_END, BUNDLE_START
 
@@ -45,7 +46,7 @@ _TAGS = re.compile(r"<[^>]+>")
 
 
 def enabled(app: Sphinx) -> bool:
-    return app.kb_config.search and app.builder.name in SITE_BUILDERS
+    return build_state(app).config.search and app.builder.name in SITE_BUILDERS
 
 
 # -- Marking what is searchable -------------------------------------------------------------
@@ -87,7 +88,7 @@ def is_searchable_doc(app: Sphinx, docname: str) -> bool:
     """
     if docname not in app.env.found_docs:
         return False
-    checked = getattr(app.env, "kb_posts", {}).get(docname)
+    checked = env_state(app.env).posts.get(docname)
     if checked is not None and checked.flawed:
         return False
     post = get_catalog(app).by_docname(docname)
@@ -133,7 +134,7 @@ def html_page_context(app: Sphinx, pagename, templatename, context, doctree) -> 
 
 
 def builder_inited(app: Sphinx) -> None:
-    if app.kb_config.search_readthedocs:
+    if build_state(app).config.search_readthedocs:
         app.add_js_file(RTD_SCRIPT, loading_method="defer")
     if not enabled(app):
         return

@@ -9,6 +9,7 @@ Sphinx's own API (``add_search_language``), nothing patched.
 from __future__ import annotations
 
 from importlib import import_module
+from typing import ClassVar
 
 from sphinx.application import Sphinx
 from sphinx.search import SearchLanguage, languages
@@ -18,6 +19,9 @@ def stem_caching(base: type[SearchLanguage]) -> type[SearchLanguage]:
     """A subclass of ``base`` that stems each distinct word once per build."""
 
     class CachedStems(base):
+        #: Marks the classes made here: a language already cached is not wrapped again.
+        stems_cached: ClassVar[bool] = True
+
         def __init__(self, options: dict) -> None:
             self._stems: dict[str, str] = {}
             super().__init__(options)
@@ -39,11 +43,9 @@ def _cache_search_stems(app: Sphinx) -> None:
     if isinstance(base, str):  # Sphinx names most languages by dotted path
         module, _, name = base.rpartition(".")
         base = getattr(import_module(module), name)
-    if base is None or getattr(base, "_kb_cached", False):
+    if base is None or getattr(base, "stems_cached", False):
         return
-    cached = stem_caching(base)
-    cached._kb_cached = True
-    app.add_search_language(cached)
+    app.add_search_language(stem_caching(base))
 
 
 def setup_stems(app: Sphinx) -> None:

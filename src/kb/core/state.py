@@ -1,0 +1,231 @@
+"""The typed build state: everything kb keeps for one build, declared in one place.
+
+Two objects, each one attribute of an object Sphinx owns:
+
+* :class:`BuildState` on the application (``build_state(app)``): made by kb's ``setup()``,
+  so every Sphinx application (a second build in one process, as the tests make) starts with
+  a fresh one; never pickled. Most of it is made again at an event of each build (the comment
+  of each field says which), as it was when these were attributes of the application.
+* :class:`EnvState` in Sphinx's environment (``env_state(env)``): what is read from sources
+  and must survive between builds, pickled with the environment. Each table is per document;
+  the module named in its comment removes a document's entry at ``env-purge-doc`` (or its
+  collector's ``clear_doc``) and copies it from a parallel reader at ``env-merge-info``.
+
+:func:`build_state` and :func:`env_state` are the only way modules reach them; nothing hangs
+undeclared attributes on the application, the environment or the builder
+(``tests/test_state.py``). Each field says who writes it and who reads it. Types from the
+features above core are named for the type checker only (never imported when kb runs), so the
+import graph still points down.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+
+from ..config import KbConfig, read_config
+
+if TYPE_CHECKING:
+    from ..notebooks.download import NotebookRecord
+    from ..pages.datasets import Entry as DatasetEntry
+    from ..pages.listings import ListingPage
+    from ..pages.postpage import Part as PostPart
+    from ..search.pagefind import IndexRun
+    from .catalog import PostSource
+    from .datasets import DocumentDatasets
+    from .fileio import BackgroundWrites
+    from .freshness import PagePart, Region, Signer
+    from .journal import Journal
+    from .links import Outgoing
+    from .posts import Catalog, Post
+
+#: The attribute of the application and of the environment that holds kb's state.
+_ATTRIBUTE = "kb"
+
+#: A freshness record (``kb.core.journal``): section ("docs", "parts", "pages", "regions",
+#: "files") -> key -> signature.
+Record = dict[str, dict[str, Any]]
+
+
+@dataclass(eq=False)
+class BuildState:
+    """What kb keeps for one build, on the application."""
+
+    # -- Settings, locks and the collector (config-inited, builder-inited) ----------------------
+    # core.state at builder-inited (priority 100, read_config); every feature reads .config.
+    settings: KbConfig | None = None
+    # core.output at config-inited (first handler); core.output releases them at build-finished,
+    # cli.buildworker hands them on (held_descriptors).
+    locks: list[Path] = field(default_factory=list)
+    # core.collector at config-inited (before the environment loads); read at builder-inited.
+    collector_was_enabled: bool = True
+
+    # -- Sources left out of the build (config-inited, env-before-read-docs) ------------------
+    # core.finding.leave_out (config-inited: finding, drafts, validation); finding._exclude and
+    # validation's checks across posts read it.
+    left_out: list[str] = field(default_factory=list)
+    # core.finding: exclude_patterns as conf.py set it, while the left-out names join the
+    # setting (builder-inited to the first env-get-outdated); None outside that window.
+    configured_excludes: list[str] | None = None
+    # core.drafts at config-inited; core.validation checks them at env-updated.
+    draft_sources: list[str] = field(default_factory=list)
+    # core.validation: every post file ablog finds, looked for once per build (config-inited).
+    post_files: list[str] | None = None
+    # core.validation at env-before-read-docs (sources it could not decode); its link checks.
+    unread_docs: set[str] = field(default_factory=set)
+    # core.validation at env-updated (300): the old addresses the checks accepted, by docname;
+    # core.catalog reads them building the catalog (400).
+    allowed_redirects: dict[str, set[str]] = field(default_factory=dict)
+
+    # core.fragments: docutils settings for fragment documents (excerpts), made when first
+    # asked; read by every fragment it renders.
+    writer_settings: Any = None
+
+    # -- The catalog (env-updated, 400) ----------------------------------------------------------
+    # core.catalog; every output reads it (get_catalog, has_catalog).
+    catalog: Catalog | None = None
+
+    # -- Freshness (kb.core.freshness) ----------------------------------------------------------
+    # Outputs' add_signer in their setup; freshness signs every document with them (env-updated).
+    signers: list[Signer] = field(default_factory=list)
+    # Outputs' add_page_part in their setup; freshness signs and refreshes them.
+    page_parts: list[PagePart] = field(default_factory=list)
+    # Outputs' set_region at kb-catalog-built (reset at builder-inited); freshness.
+    regions: dict[str, Region] = field(default_factory=dict)
+    # Outputs' set_site_signature at kb-catalog-built (reset at builder-inited); freshness.
+    site_signatures: dict[str, str] = field(default_factory=dict)
+    # freshness at env-before-read-docs: the documents Sphinx reads (and so writes) this build.
+    docs_read: set[str] = field(default_factory=set)
+    # freshness at env-updated: regions whose signature changed; put into kept pages.
+    changed_regions: list[Region] = field(default_factory=list)
+    # freshness at builder-inited; its in-place refreshes, waited for at build-finished.
+    background_writes: BackgroundWrites | None = None
+    # freshness at builder-inited; freshness and core.output's whole-page builder begin it.
+    journal: Journal | None = None
+    # freshness at env-updated: the last successful build's record (for removing gone pages).
+    state_previous: Record | None = None
+    # freshness at env-updated: the record pages are compared with (empty when distrusted).
+    state_old: Record = field(default_factory=dict)
+    # freshness at env-updated, filled by should_write and is_current; committed at the end.
+    state_new: Record | None = None
+    # freshness at env-updated: what every page's signature starts with (page_signature).
+    base_signature: str = ""
+
+    # -- Outputs, each its own (kb-catalog-built unless said) ----------------------------------
+    # pages.postpage.add_post_part in outputs' setup; pages.postpage at doctree-resolved.
+    post_parts: list[PostPart] = field(default_factory=list)
+    # pages.listings: every listing page by docname; listings, redirects, ablogrefs read it.
+    listing_pages: dict[str, ListingPage] = field(default_factory=dict)
+    # pages.related: each post's related posts; related's signer, page part and post part.
+    related: dict[str, list[Post]] = field(default_factory=dict)
+    # pages.glossary: the posts that link each term; glossary's signer and entries.
+    term_uses: dict[str, list[Post]] = field(default_factory=dict)
+    # pages.glossary: the documents that define a term; glossary's signer and entries.
+    glossary_docs: set[str] = field(default_factory=set)
+    # pages.backlinks: the posts that link each document; backlinks' part.
+    backlinks: dict[str, list[Post]] = field(default_factory=dict)
+    # pages.sidebars: the blog sidebar (None before kb-catalog-built); its page context.
+    sidebar_html: str | None = None
+    # pages.sidebars: the sidebar relocated for each depth of page, made as pages ask.
+    sidebar_by_prefix: dict[str, str] = field(default_factory=dict)
+    # pages.navigation at html-page-context: the documents in the toctree (None until asked).
+    navigation_in_tree: set[str] | None = None
+    # pages.navigation at html-page-context: the toctree rendered once per folder and options.
+    navigation_rendered: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = field(
+        default_factory=dict
+    )
+    # pages.datasets: the site's dataset catalog; pages.datasets and pages.benchmarks.
+    dataset_entries: list[DatasetEntry] = field(default_factory=list)
+    # pages.redirects at html-collect-pages: the old addresses' pages; meta.sitemap leaves
+    # them out.
+    old_address_pages: set[str] = field(default_factory=set)
+    # feeds: each feed's title by path (None before kb-catalog-built); feeds' page context.
+    feed_titles: dict[str, str] | None = None
+    # feeds: the feed path of each archive with a feed of its own, by the archive's docname.
+    feed_archives: dict[str, str] = field(default_factory=dict)
+    # feeds: each feed's kind (tag, category, ...) by path; feeds' subscribe line.
+    feed_kinds: dict[str, str] = field(default_factory=dict)
+    # search.index at env-updated (or build-finished): the pages Pagefind indexes.
+    search_sources: dict[str, str] = field(default_factory=dict)
+    # search.index at env-updated: Pagefind running beside the writes; waited for at the end.
+    search_run: IndexRun | None = None
+    # markup.headings at builder-inited: MyST's warning filter, removed at build-finished.
+    quiet_headings: logging.Filter | None = None
+    # meta.sitemap at html-page-context (reset at builder-inited): every page written.
+    sitemap_seen: set[str] = field(default_factory=set)
+
+    @property
+    def config(self) -> KbConfig:
+        """kb's settings, read at ``builder-inited``."""
+        if self.settings is None:
+            raise RuntimeError("kb's settings are read at builder-inited")
+        return self.settings
+
+
+@dataclass(eq=False)
+class EnvState:
+    """What kb keeps in Sphinx's environment, per document, between builds."""
+
+    # core.catalog at doctree-read (purged, merged); the catalog, validation, search.marking.
+    posts: dict[str, PostSource] = field(default_factory=dict)
+    # core.catalog: each post's excerpt HTML, rendered once per reading (purged; not merged:
+    # made at env-updated, after the merge).
+    excerpts: dict[str, str] = field(default_factory=dict)
+    # core.validation at env-updated (per build, not per document): links its checks reported;
+    # its ReportedLinksAsText post-transform (a transform reaches env, not app) reads them.
+    reported_links: dict[str, set[str]] = field(default_factory=dict)
+    # core.datasets.record while a benchmark figure is read (purged, merged); pages.datasets,
+    # pages.benchmarks, benchmark.compare.
+    datasets: dict[str, DocumentDatasets] = field(default_factory=dict)
+    # core.links' EnvironmentCollector (clear_doc, merge_other); backlinks, glossary.
+    links: dict[str, Outgoing] = field(default_factory=dict)
+    # notebooks.download at doctree-read (purged, merged); its downloads and page context.
+    notebooks: dict[str, NotebookRecord] = field(default_factory=dict)
+    # notebooks.parser: notebooks whose reading warned (purged, merged); read again each build.
+    flawed_notebooks: set[str] = field(default_factory=set)
+    # pages.postlist at doctree-read: documents with ablog's postlist (purged, merged).
+    postlist_docs: set[str] = field(default_factory=set)
+    # pages.listings' latest-posts directive (purged, merged); its signer.
+    latest_docs: set[str] = field(default_factory=set)
+    # pages.related at doctree-read: each document's most frequent words (purged, merged).
+    related_terms: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    # pages.related: a signature of each document's terms (purged; merged with the terms).
+    related_signs: dict[str, str] = field(default_factory=dict)
+
+
+def build_state(app: Sphinx) -> BuildState:
+    """This build's state (made by :func:`setup_state`, from kb's ``setup()``)."""
+    state = getattr(app, _ATTRIBUTE, None)
+    if not isinstance(state, BuildState):
+        raise RuntimeError("kb's build state is made by kb's setup(): is kb an extension?")
+    return state
+
+
+def env_state(env: BuildEnvironment) -> EnvState:
+    """kb's part of the environment; an environment Sphinx has just made gets an empty one."""
+    state = getattr(env, _ATTRIBUTE, None)
+    if not isinstance(state, EnvState):
+        state = EnvState()
+        setattr(env, _ATTRIBUTE, state)
+    return state
+
+
+def _read_settings(app: Sphinx) -> None:
+    build_state(app).settings = read_config(app.config)
+
+
+def _environment_ready(app: Sphinx) -> None:
+    env_state(app.env)  # a fresh environment gets its (empty) state before anything reads
+
+
+def setup_state(app: Sphinx) -> None:
+    """Give the application a fresh build state; call first in kb's ``setup()``."""
+    setattr(app, _ATTRIBUTE, BuildState())
+    # Settings are checked once the configuration is final (a ConfigError stops the build).
+    app.connect("builder-inited", _read_settings, priority=100)
+    app.connect("builder-inited", _environment_ready, priority=0)

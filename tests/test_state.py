@@ -1,0 +1,153 @@
+"""One typed build state (kb.core.state): nothing else hangs kb's data on Sphinx's objects.
+
+* No module of kb sets or reads an attribute named ``kb_*`` (or ``_kb_*``) on any object but a
+  configuration (``app.config.kb_search`` is a Sphinx setting, and fine): read with ``ast``.
+* A second build in one process starts from a fresh state: nothing of the first build's
+  posts is in it, and what features register in their setup is not registered twice.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+from sitebuild import build, copy_root
+
+from kb.core.state import BuildState, EnvState, build_state, env_state
+
+SRC = Path(__file__).parent.parent / "src" / "kb"
+ATTRIBUTE_CALLS = {"getattr", "setattr", "hasattr", "delattr"}
+
+
+def _is_kb_name(name: object) -> bool:
+    return isinstance(name, str) and name.lstrip("_").startswith("kb_")
+
+
+def _is_config(node: ast.expr) -> bool:
+    """``config``, ``app.config``, ``sphinx_config``, ``self.env.config``: a configuration."""
+    if isinstance(node, ast.Name):
+        return node.id.endswith("config")
+    if isinstance(node, ast.Attribute):
+        return node.attr.endswith("config")
+    return False
+
+
+def _named(node: ast.expr) -> str | None:
+    """The name a ``getattr``/``setattr`` argument gives, when it is written in the call
+    (an f-string counts by its first constant part: ``f"kb_{name}"``)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.JoinedStr) and node.values:
+        first = node.values[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value
+    return None
+
+
+def _undeclared_uses(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    where = path.relative_to(SRC.parent) if SRC in path.parents else path.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_kb_name(node.attr):
+            if not _is_config(node.value):
+                found.append(f"{where}:{node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Call) and len(node.args) >= 2:
+            func = node.func
+            name = _named(node.args[0] if _is_dict_method(func) else node.args[1])
+            if not _is_kb_name(name):
+                continue
+            if isinstance(func, ast.Name) and func.id in ATTRIBUTE_CALLS:
+                if not _is_config(node.args[0]):
+                    found.append(f"{where}:{node.lineno}: {func.id}(..., {name!r})")
+            elif _is_dict_method(func):
+                found.append(f"{where}:{node.lineno}: __dict__ {name!r}")
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and _is_dict_method(node.func):
+            name = _named(node.args[0])
+            if _is_kb_name(name):
+                found.append(f"{where}:{node.lineno}: __dict__ {name!r}")
+    return found
+
+
+def _is_dict_method(func: ast.expr) -> bool:
+    """``x.__dict__.setdefault(...)``, ``vars(x).get(...)`` and the like."""
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = func.value
+    if isinstance(owner, ast.Attribute) and owner.attr == "__dict__":
+        return True
+    return (
+        isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "vars"
+    )
+
+
+def test_no_module_hangs_kb_data_on_sphinx_objects():
+    found = [use for path in sorted(SRC.rglob("*.py")) for use in _undeclared_uses(path)]
+    assert found == [], "kb's data belongs in kb.core.state:\n" + "\n".join(found)
+
+
+def test_the_scan_finds_what_it_looks_for(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "app.kb_catalog = 1\n"
+        "x = env.kb_posts\n"
+        "getattr(app, 'kb_journal', None)\n"
+        "app.__dict__.setdefault('kb_post_parts', [])\n"
+        "self._kb_settings = 2\n"
+        "ok = app.config.kb_search\n"
+        "ok = getattr(sphinx_config, f'kb_{name}')\n",
+        encoding="utf-8",
+    )
+    found = _undeclared_uses(sample)
+    assert [use.split(": ", 1)[1] for use in found] == [
+        ".kb_catalog",
+        ".kb_posts",
+        "getattr(..., 'kb_journal')",
+        "__dict__ 'kb_post_parts'",
+        "._kb_settings",
+    ]
+
+
+def test_every_field_says_who_writes_and_reads_it():
+    for state in (BuildState, EnvState):
+        source = Path(__import__(state.__module__, fromlist=["_"]).__file__).read_text()
+        lines = source.splitlines()
+        for field in dataclasses.fields(state):
+            at = next(
+                n for n, line in enumerate(lines) if line.strip().startswith(f"{field.name}:")
+            )
+            assert lines[at - 1].strip().startswith("#"), f"{state.__name__}.{field.name}"
+
+
+def _mentions(value: object, name: str) -> bool:
+    """Whether a docname is anywhere in a state's value (keys, members, posts' docnames)."""
+    if isinstance(value, str):
+        return value == name
+    if isinstance(value, dict):
+        return any(_mentions(k, name) or _mentions(v, name) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_mentions(item, name) for item in value)
+    docname = getattr(value, "docname", None)
+    return docname == name
+
+
+def test_a_second_build_in_one_process_starts_from_a_fresh_state(make_app, tmp_path):
+    first = build(make_app, copy_root("related", tmp_path / "one"))
+    second = build(make_app, copy_root("listings", tmp_path / "two"))
+    one, two = build_state(first), build_state(second)
+    assert one is not two
+    assert env_state(first.env) is not env_state(second.env)
+    # The first build had what the check below looks for.
+    assert _mentions(one.catalog.posts, "posts/lone")
+    assert one.related and "posts/lone" in env_state(first.env).related_terms
+    for field in dataclasses.fields(BuildState):
+        value = getattr(two, field.name)
+        assert not _mentions(value, "posts/lone"), field.name
+    assert "posts/lone" not in {post.docname for post in two.catalog.posts}
+    for field in dataclasses.fields(EnvState):
+        assert not _mentions(getattr(env_state(second.env), field.name), "posts/lone"), field.name
+    # What features register in their setup is registered once per application.
+    assert len(two.signers) == len(one.signers)
+    assert len(two.page_parts) == len(one.page_parts)
+    assert len(two.post_parts) == len(one.post_parts)
