@@ -137,7 +137,7 @@ class Site:
             # Never walked by the build either; a pattern that matches only itself.
             *(re.sub(r"([*?\[])", r"[\1]", name) for name in self.unsafe.left_out),
         ]
-        suffixes = (".md", ".rst")
+        suffixes: tuple[str, ...] = (".md", ".rst")
         if {"myst_nb", "nbsphinx"} & set(conf.get("extensions", [])):
             suffixes += (".ipynb",)
         included = conf.get("include_patterns", ["**"])

@@ -216,7 +216,9 @@ def draw(found: list[Dataset], options: dict) -> list[nodes.Node]:
             return x
         return labels.tick_label(x, x_unit)
 
-    series, rows, peaks = [], [], {}
+    series: list = []
+    rows: list = []
+    peaks: dict = {}
     grouped = any(len(one.series) > 1 or one.group for one, _ in usable)
     for (one, factor), name in zip(usable, names, strict=True):
         metric_key = options.get("peak") or one.metric

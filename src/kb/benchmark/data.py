@@ -278,7 +278,7 @@ def _day(value: object) -> str:
 
 
 def _flatten(data: dict) -> dict[str, object]:
-    flat = {}
+    flat: dict[str, object] = {}
     for value in data.values():
         if isinstance(value, dict):
             for inner, inner_value in value.items():

@@ -91,13 +91,14 @@ def read_body(text: str, first_line: int) -> BodyFacts:
 
 
 def _read_line(facts: BodyFacts, line: str, previous: str, number: int) -> None:
-    heading = _ATX.match(line)
-    underline = None if heading else _SETEXT.match(line)
+    atx = _ATX.match(line)
+    underline = None if atx else _SETEXT.match(line)
+    heading: str | None = None
     if underline and previous.strip() and not _is_special(previous):
         heading, level = previous.strip(), 1 if underline.group(1)[0] == "=" else 2
         number -= 1
-    elif heading is not None:
-        heading, level = heading.group(2).strip(), len(heading.group(1))
+    elif atx is not None:
+        heading, level = atx.group(2).strip(), len(atx.group(1))
     if heading is not None:
         if not facts.title and heading:
             facts.title, facts.title_line, facts.title_level = heading, number, level

@@ -209,9 +209,10 @@ def post_directive_lines(text: str, rst: bool) -> list[int]:
         return [
             number
             for number, line in enumerate(text.split("\n"), 1)
-            if (found := _RST_DIRECTIVE.match(line)) is not None and found["name"] == "post"
+            if (match := _RST_DIRECTIVE.match(line)) is not None and match["name"] == "post"
         ]
-    found, fence = [], ""
+    found: list[int] = []
+    fence = ""
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if fence:  # inside a code block or a directive: only its closing fence counts

@@ -28,7 +28,15 @@ Problems = dict[str, list[Problem]]
 
 #: Pages and folders the build writes besides the blog's archives (``blog_path``): a redirect
 #: there would replace them.
-GENERATED = ("feeds", "search", "genindex", "py-modindex", "_static", "_images", "_downloads")
+GENERATED: tuple[str, ...] = (
+    "feeds",
+    "search",
+    "genindex",
+    "py-modindex",
+    "_static",
+    "_images",
+    "_downloads",
+)
 GENERATED += ("_sources", "pagefind", "benchmarks")  # benchmarks.html: kb.pages.benchmarks
 
 

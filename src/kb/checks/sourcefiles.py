@@ -58,7 +58,7 @@ def post_folders(patterns) -> list[str]:
 
 def excluded_by(patterns: list[str]) -> Callable[[str], bool]:
     """Whether Sphinx's ``exclude_patterns`` match a path, the patterns compiled on first use."""
-    matchers = []
+    matchers: list[Callable[[str], object]] = []
 
     def excluded(relpath: str) -> bool:
         if not matchers:

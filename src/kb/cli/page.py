@@ -16,13 +16,23 @@ from .files import (
     Refusal,
     one_line,
     refuse_what_is_there,
+    shown,
     site_relpath,
     slug_for,
     write_new,
 )
 
 #: Options of ``kb new`` that only a post has.
-POST_ONLY = ("category", "tag", "author", "description", "series", "part", "external", "date")
+POST_ONLY: tuple[str, ...] = (
+    "category",
+    "tag",
+    "author",
+    "description",
+    "series",
+    "part",
+    "external",
+    "date",
+)
 POST_ONLY += ("notebook", "format")
 
 FOLDER = "pages"
@@ -45,8 +55,8 @@ def new_page(args: argparse.Namespace, site: Site) -> int:
     one_line("the title", args.title)
     given = [name for name in POST_ONLY if getattr(args, name, None)]
     if given:
-        shown = ", ".join(f"--{name}" for name in given)
-        raise Refusal(f"a page has no {shown} (only posts do): leave it out, or drop --page")
+        options = ", ".join(f"--{name}" for name in given)
+        raise Refusal(f"a page has no {options} (only posts do): leave it out, or drop --page")
     slug = slug_for(args.title)
     if not slug:
         raise Refusal(f'the title "{args.title}" has no letters or digits to make a file name from')

@@ -178,7 +178,8 @@ def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
     blog_path = app.config.blog_path
     labels = _Labels(blog_path, app.config.blog_authors or {})
     cutoff = publish_cutoff()
-    published, drafts = [], []
+    published: list[Post] = []
+    drafts: list[Post] = []
     posts = env_state(env).posts
     for docname in sorted(posts):
         raw = posts[docname].fields

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -181,7 +182,7 @@ def _changed_parts(app: Sphinx, docname: str, signatures: dict, old_signatures) 
     (all of them when the last build did not record it)."""
     old = old_signatures if isinstance(old_signatures, dict) else {}
     return [
-        Content(signatures[part.name], part.start, part.end, lambda p=part: p.render(app, docname))
+        Content(signatures[part.name], part.start, part.end, partial(part.render, app, docname))
         for part in build_state(app).page_parts
         if old.get(part.name) != signatures[part.name]
     ]
@@ -202,9 +203,10 @@ def _keep_page(app: Sphinx, pagename: str, path: str | Path, contents=()) -> boo
     new_page = page
     for content in contents:
         rendered = (content.start + content.render() + content.end).encode("utf-8")
-        new_page = _replace_between(new_page, content.start, content.end, rendered)
-        if new_page is None:
+        replaced = _replace_between(new_page, content.start, content.end, rendered)
+        if replaced is None:
             return False
+        new_page = replaced
     for region in state.changed_regions:
         rendered = region.render(app, pagename).encode("utf-8")
         new_page = _replace_between(new_page, region.start, region.end, rendered) or new_page
@@ -239,16 +241,15 @@ def should_write(
 
     False means the file on disk is current: its changed regions, and its ``content`` when
     only that changed, have just been replaced in it."""
-    if path is None:
-        path = output_file(app, docname)
+    target = output_file(app, docname) if path is None else path
     whole = signature if content is None else f"{signature} {content.signature}"
     state = build_state(app)
     old = state.state_old.get("pages", {}).get(docname)
     _new_record(state).setdefault("pages", {})[docname] = whole
     if old == whole:
-        kept = _keep_page(app, docname, path)
+        kept = _keep_page(app, docname, target)
     elif content is not None and old is not None and old.split(" ")[0] == signature:
-        kept = _keep_page(app, docname, path, [content])  # only the content changed
+        kept = _keep_page(app, docname, target, [content])  # only the content changed
     else:
         kept = False
     if not kept:

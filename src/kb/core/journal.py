@@ -79,7 +79,7 @@ class Journal:
             state = {}
         if self.recovering:
             names = dict.fromkeys([*_names(state, "docs"), *_names(state, "pages")], "")
-            names.update(dict.fromkeys(self.interrupted, ""))
+            names.update(dict.fromkeys(self.interrupted or (), ""))
             return {"docs": {}, "pages": names}
         return state
 

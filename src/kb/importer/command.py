@@ -143,7 +143,9 @@ class Import:
                 )
             )
         taken.setdefault(relpath, item)
-        categories, tags, keys = [], [], []
+        categories: list[str] = []
+        tags: list[str] = []
+        keys: list[str] = []
         if not page:
             try:
                 categories, tags = categories_and_tags(item, self.names)

@@ -141,7 +141,8 @@ def categories_and_tags(item: Item, names: Names) -> tuple[list[str], list[str]]
                 list(item.terms) or ["(none)"],
             )
         return list(dict.fromkeys(categories)), tags
-    categories, unknown = [], []
+    categories: list[str] = []
+    unknown: list[str] = []
     for category in item.categories:
         if category.nicename.casefold() == "uncategorized" and not names.category(category.name):
             continue  # WordPress's own default: no category at all
@@ -169,7 +170,8 @@ def categories_and_tags(item: Item, names: Names) -> tuple[list[str], list[str]]
 
 
 def authors(item: Item, names: Names) -> list[str]:
-    keys, unknown = [], []
+    keys: list[str] = []
+    unknown: list[str] = []
     for login in item.authors:
         key = names.author(login)
         (keys if key else unknown).append(key or login)

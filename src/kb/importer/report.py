@@ -86,9 +86,9 @@ class Report:
         print(f"{'line':>6}  {'what':<11}  {'file':<{width}}  title / why", file=stream)
         for line, what, relpath, label, extra in rows:
             print(f"{line:>6}  {what:<11}  {relpath:<{width}}  {label} ({extra})", file=stream)
-        errors = [line for _, _, line in sorted(self.lines) if ": error: " in line]
-        for line in errors:
-            print(line, file=stream)
+        errors = [text for _, _, text in sorted(self.lines) if ": error: " in text]
+        for text in errors:
+            print(text, file=stream)
 
     def _summary(self) -> None:
         counts = self.counts

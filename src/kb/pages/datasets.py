@@ -57,7 +57,7 @@ def site_entries(app: Sphinx, catalog: Catalog) -> list[Entry]:
         and datasets.datasets_of(env, docname)
     ]
     pages.sort(key=lambda docname: (docname not in order, order.get(docname, 0), docname))
-    entries = []
+    entries: list[Entry] = []
     for docname in pages:
         title = env.titles.get(docname)
         shown = title.astext() if title is not None else docname

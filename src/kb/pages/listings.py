@@ -173,7 +173,7 @@ def _html_collect_pages(app: Sphinx):
     (kb.core.ablog disconnects it)."""
     if app.builder.format != "html" or not has_catalog(app):
         return
-    made = {}  # each entry once per prefix (entries_html)
+    made: dict = {}  # each entry once per prefix (entries_html)
     for docname, page in sorted(build_state(app).listing_pages.items()):
         prefix = root_prefix(app, docname)
         line = archive_line(app, page.base, prefix)  # the benchmarks category's
@@ -193,11 +193,11 @@ def _html_collect_pages(app: Sphinx):
         title = CATALOG_TITLES.get(kind, "All years")
         prefix = root_prefix(app, docname)
         if kind == "year":
-            body = archive_html(catalog, prefix)
+            html = archive_html(catalog, prefix)
         else:
-            body = catalog_html(catalog, kind, prefix)
-        if should_write(app, docname, page_signature(app, title, body)):
-            yield docname, _page(title, body), CATALOG_TEMPLATE
+            html = catalog_html(catalog, kind, prefix)
+        if should_write(app, docname, page_signature(app, title, html)):
+            yield docname, _page(title, html), CATALOG_TEMPLATE
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:

@@ -102,7 +102,7 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
     if post is None:
         return
     prefix = root_prefix(app, docname)
-    parts = {"under-title": [], "end": []}
+    parts: dict[str, list[nodes.Node]] = {"under-title": [], "end": []}
     for part in build_state(app).post_parts:
         html = part.render(app, post, prefix)
         if html:

@@ -32,8 +32,8 @@ class TemmlUnavailable(RuntimeError):
 
 class _Process:
     def __init__(self) -> None:
-        self.pid = None
-        self.process: subprocess.Popen | None = None
+        self.pid: int | None = None
+        self.process: subprocess.Popen[str] | None = None
         self.lock = threading.Lock()
 
     def _start(self) -> subprocess.Popen:
@@ -61,10 +61,13 @@ class _Process:
             process = self.process
             if process is None or self.pid != os.getpid() or process.poll() is not None:
                 process = self._start()
+            stdin, stdout = process.stdin, process.stdout
+            if stdin is None or stdout is None:  # never: _start opens both as pipes
+                raise TemmlUnavailable("the Temml process has no pipes")
             try:
-                process.stdin.write(json.dumps([tex, display]) + "\n")
-                process.stdin.flush()
-                line = process.stdout.readline()
+                stdin.write(json.dumps([tex, display]) + "\n")
+                stdin.flush()
+                line = stdout.readline()
             except OSError as error:
                 self.process = None
                 raise TemmlUnavailable(f"the Temml process stopped ({error})") from error
@@ -76,7 +79,8 @@ class _Process:
     def close(self) -> None:
         process, self.process = self.process, None
         if process is not None and self.pid == os.getpid():
-            process.stdin.close()
+            if process.stdin is not None:
+                process.stdin.close()
             process.wait(timeout=10)
 
 
