@@ -596,6 +596,15 @@ def test_converter(html, markdown):
     assert to_myst(html, raw=False).markdown == markdown
 
 
+def test_converter_keeps_image_addresses_by_default():
+    # A thumbnail linked to its full size: to_myst's default image function once took no
+    # `note` and raised TypeError on it (issue 33, found by mypy).
+    html = (
+        '<p><a href="https://x.org/a.png"><img src="https://x.org/a-150x150.png" alt="a"></a></p>'
+    )
+    assert to_myst(html, raw=False).markdown == "[Image: a](https://x.org/a.png)\n"
+
+
 def test_converter_reports_what_it_cannot_keep():
     conversion = to_myst(
         '<p>[audio src="talk.mp3"]</p><pre><code class="language-nosuchlang">x</code></pre>'

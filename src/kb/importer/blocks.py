@@ -39,7 +39,9 @@ class Converter(InlineConverter):
             node.name == "a" and len(node.find_all("img")) == 1 and not node.get_text(strip=True)
         )
         if node.name in FROM_TEXT or lone_image:
-            return self.get_conv_fn_cached(node.name)(node, "", parent_tags)
+            convert = self.get_conv_fn_cached(node.name)
+            if convert is not None:  # always: each has its convert_ method (convert_code, ...)
+                return convert(node, "", parent_tags)
         # A block inside a heading or a table cell (one line of Markdown): its text.
         if "_inline" in parent_tags and (node.name in _BLOCKS or "wp-caption" in classes):
             return " " + escape.text(" ".join(node.get_text().split())) + " "

@@ -130,7 +130,11 @@ class Import:
         if not slug:
             errors.append(ItemError("no letters or digits to make a file name from", "slug"))
             raise ItemErrors(errors)
-        relpath = self._page_path(item, slug) if page else f"posts/{item.date.year}/{slug}.md"
+        # item.date is None only for a page here: a post without one was refused above.
+        if page or item.date is None:
+            relpath = self._page_path(item, slug)
+        else:
+            relpath = f"posts/{item.date.year}/{slug}.md"
         if (self.site.root / relpath).exists():
             errors.append(
                 ItemError(f"{relpath} already exists (and kb import never overwrites)", "file")
@@ -190,7 +194,7 @@ class Import:
             redirect = ""
         elif path and not external and not redirect and not page:
             notes.append(f"no redirect from {path}: not a path a file can have")
-        if page:
+        if page or item.date is None:  # (a page: a post has its date, see above)
             fields = page_front_matter(item.source_id)
             if path and html_path(relpath) != "/" + path.strip("/") + ".html":
                 self.redirects.append(("/" + path.lstrip("/"), html_path(relpath), "page"))

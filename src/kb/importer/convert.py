@@ -28,7 +28,7 @@ from bs4 import BeautifulSoup, Tag
 from markdownify import BACKSLASH
 
 from .blocks import Converter
-from .inline import breaks, raw_text
+from .inline import ImageAddress, breaks, raw_text, same_address
 from .proof import Emitted
 from .shortcodes import Held, prepare
 
@@ -55,7 +55,7 @@ def to_myst(
     source: str,
     *,
     raw: bool,
-    image: Callable[[str], str] = lambda src: src,
+    image: ImageAddress = same_address,
     link: Callable[[str], str] = lambda href: href,
     gallery: Callable[[dict], str] | None = None,
 ) -> Conversion:

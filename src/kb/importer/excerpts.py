@@ -75,8 +75,9 @@ def describe(markdown: str, title: str, settings: tuple = ()) -> str:
 def _captions(md, body: str) -> list[str]:
     lines = body.split("\n")
     found = []
-    while lines and _OPTION.match(lines[0]):
-        key, value = _OPTION.match(lines.pop(0)).groups()
+    while lines and (option := _OPTION.match(lines[0])):
+        lines.pop(0)
+        key, value = option.groups()
         if key == "alt":
             found.append(value.strip().strip('"'))
     inner = md.parse("\n".join(lines))

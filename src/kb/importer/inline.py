@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from bs4 import NavigableString, Tag
@@ -19,6 +20,41 @@ from markdownify import MarkdownConverter
 
 from . import escape
 from .proof import Emitted
+
+if TYPE_CHECKING:
+    from .shortcodes import Held
+
+    class _MarkdownConverter(MarkdownConverter):
+        """What markdownify's own stub (``__init__.pyi``: ``__init__``, ``convert`` and
+        ``convert_soup`` only) leaves out of the converter that kb subclasses: its options
+        and the methods kb overrides or calls, as markdownify defines them."""
+
+        options: dict[str, Any]
+
+        def process_tag(self, node: Tag, parent_tags: set[str] | None = None) -> str: ...
+        def process_text(self, el: NavigableString, parent_tags: set[str] | None = None) -> str: ...
+        def convert_br(self, el: Tag, text: str, parent_tags: set[str]) -> str: ...
+
+        # None for a tag the options strip, or one with no convert_ method.
+        def get_conv_fn_cached(
+            self, tag_name: str
+        ) -> Callable[[Tag, str, set[str]], str] | None: ...
+else:
+    _MarkdownConverter = MarkdownConverter
+
+
+class ImageAddress(Protocol):
+    """Where the converted post shows an image from: a file next to the post, or the image's
+    address. ``note=False`` (an image a link points to, shown only if found): no note for an
+    image that is not found, whose address is returned as it is."""
+
+    def __call__(self, src: str, note: bool = True) -> str: ...
+
+
+def same_address(src: str, note: bool = True) -> str:
+    """Every image stays where it is."""
+    return src
+
 
 #: Links that would run something or read a local file: their text, without the link.
 _UNSAFE_LINK = re.compile(r"^\s*(?:javascript|vbscript|data|file):", re.I)
@@ -84,12 +120,12 @@ def has_block(el: Tag, converted: str) -> bool:
     return "\n\n" in converted or fence or el.find(_BLOCK_TAGS) is not None
 
 
-class InlineConverter(MarkdownConverter):
-    def __init__(self, image: Callable[[str], str], link: Callable[[str], str], notes, **options):
+class InlineConverter(_MarkdownConverter):
+    def __init__(self, image: ImageAddress, link: Callable[[str], str], notes, **options):
         super().__init__(**options)
         self.image, self.link, self.notes = image, link, notes
         self.emitted = Emitted()
-        self.held = None  # the post's Held, once the conversion starts
+        self.held: Held | None = None  # the post's Held, once the conversion starts
 
     # -- text ---------------------------------------------------------------------------------
 

@@ -141,7 +141,7 @@ def categories_and_tags(item: Item, names: Names) -> tuple[list[str], list[str]]
                 list(item.terms) or ["(none)"],
             )
         return list(dict.fromkeys(categories)), tags
-    categories: list[str] = []
+    categories = []
     unknown: list[str] = []
     for category in item.categories:
         if category.nicename.casefold() == "uncategorized" and not names.category(category.name):

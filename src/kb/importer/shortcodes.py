@@ -160,7 +160,8 @@ class Held:
             markdown = restored
 
     def _is_math(self, token: str) -> bool:
-        return int(self.token.fullmatch(token).group(1)) in self.markdown
+        found = self.token.fullmatch(token)  # always: the caller's pattern holds a token
+        return found is not None and int(found.group(1)) in self.markdown
 
 
 def prepare(source: str, held: Held, autop: bool, gallery=None) -> str:

@@ -11,6 +11,7 @@ ever replaced.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -127,7 +128,7 @@ class Renderer:
         conversion = to_myst(
             post.body_html,
             raw=post.item.raw,
-            image=lambda src, note=True: self._image(post, src, note),
+            image=functools.partial(self._image, post),
             link=lambda href: self._link(href, links, by_id),
             gallery=lambda options: media.gallery_html(
                 options, self.attachments, post.item.post_id
@@ -168,14 +169,9 @@ class Renderer:
         return post.seen[url]
 
     def _find(self, post: Post, url: str, note: bool) -> str:
-        for candidate in media.upload_path(url) if self.uploads is not None else ():
-            file = (self.uploads / candidate).resolve()
-            if (
-                file.suffix.lower() in COPIED_SUFFIXES
-                and file.is_relative_to(self.uploads.resolve())
-                and file.is_file()
-            ):
-                return f"{post.folder.name}/{_add_image(post, file)}"
+        file = self._uploaded(url)
+        if file is not None:
+            return f"{post.folder.name}/{_add_image(post, file)}"
         if not note:
             return url
         post.noted.add(url)
@@ -185,6 +181,20 @@ class Renderer:
         )
         post.missing.setdefault((host, where), []).append(url)
         return url
+
+    def _uploaded(self, url: str) -> Path | None:
+        """The image at ``url`` in the uploads folder, or None (not there, or no folder)."""
+        if self.uploads is None:
+            return None
+        for candidate in media.upload_path(url):
+            file = (self.uploads / candidate).resolve()
+            if (
+                file.suffix.lower() in COPIED_SUFFIXES
+                and file.is_relative_to(self.uploads.resolve())
+                and file.is_file()
+            ):
+                return file
+        return None
 
     def _link(self, href: str, links: dict[str, str], by_id: dict[str, str]) -> str:
         if href.startswith(("#", "mailto:")):
