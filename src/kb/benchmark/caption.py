@@ -39,7 +39,11 @@ def every_row(plan: Plan, columns: list[str]) -> nodes.paragraph:
         elif plan.unit_of(column) and plan.data.is_numeric(column):
             number = plan.data.numbers(column)[0]
             unit = plan.unit_of(column)
-            value = tick_label(number, unit) if unit in BYTE_UNITS else f"{value} {unit}"
+            # A numeric column's one value is not empty, so its number is never None here.
+            if unit in BYTE_UNITS and number is not None:
+                value = tick_label(number, unit)
+            else:
+                value = f"{value} {unit}"
         paragraph += [nodes.strong("", f"{plan.name_of(column)}: "), nodes.Text(value)]
         paragraph += nodes.Text("; " if index < len(columns) - 1 else ".")
     return paragraph

@@ -221,16 +221,16 @@ class BenchmarkDirective(SphinxDirective):
             return {}
         if not option:
             return {y: pair for y in ys if (pair := data.spread_columns(y)) is not None}
-        pair = split(option)
-        if len(pair) != 2 or len(ys) != 1:
+        named = split(option)
+        if len(named) != 2 or len(ys) != 1:
             raise BenchmarkError(
                 ":spread: takes none, or the low and high columns of the one :y: column "
                 f"(e.g. {ys[0]}_min, {ys[0]}_max), got {option!r}"
             )
-        for column in pair:
+        for column in named:
             data.require(column)
             data.numbers(column)
-        return {ys[0]: (pair[0], pair[1])}
+        return {ys[0]: (named[0], named[1])}
 
     def _gpu(self, metadata: dict[str, str], metadata_file: str) -> hardware.Gpu | None:
         registry = hardware.load_registry()
@@ -361,20 +361,35 @@ class BenchmarkDirective(SphinxDirective):
 
 def setup_benchmark(app: Sphinx) -> None:
     app.add_node(benchmark)
+    # Each other writer by name: a **dict could also fill add_node's `override`.
     skip = (skip_node, None)
-    others = {"latex": skip, "text": skip, "man": skip, "texinfo": skip}
-    app.add_node(benchmark_chart, html=(visit_chart_html, None), **others)
-    app.add_node(benchmark_comparison, html=skip, **others)
+    app.add_node(
+        benchmark_chart,
+        html=(visit_chart_html, None),
+        latex=skip,
+        text=skip,
+        man=skip,
+        texinfo=skip,
+    )
+    app.add_node(benchmark_comparison, html=skip, latex=skip, text=skip, man=skip, texinfo=skip)
     plain = (visit_reproduce_other, visit_reproduce_other)
     app.add_node(
         benchmark_reproduce,
         html=(visit_reproduce_html, depart_reproduce_html),
-        **dict.fromkeys(others, plain),
+        latex=plain,
+        text=plain,
+        man=plain,
+        texinfo=plain,
     )
     app.add_node(benchmark_table, html=(visit_table_html, depart_table_html))
     through = (pass_node, pass_node)
     app.add_node(
-        benchmark_data, html=(visit_data_html, depart_data_html), **dict.fromkeys(others, through)
+        benchmark_data,
+        html=(visit_data_html, depart_data_html),
+        latex=through,
+        text=through,
+        man=through,
+        texinfo=through,
     )
     app.add_directive("benchmark", BenchmarkDirective)
     app.add_css_file("kb-benchmark.css")

@@ -8,6 +8,7 @@ table has no caption of its own: it sits in the figure, whose caption says what 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
 from docutils import nodes
@@ -50,16 +51,16 @@ def build_table(
         numeric.append(is_number)
         kinds.append("measured" if column in measured else "")
         unit = units.get(column, "")
-        for row, number, cell in zip(
-            cells, data.numbers(column) if is_number else data.rows, data.rows, strict=True
-        ):
+        # A cell's number: None where the cell is empty or the column is not numeric.
+        numbers = data.numbers(column) if is_number else [None] * len(data.rows)
+        for row, number, cell in zip(cells, numbers, data.rows, strict=True):
             value = cell[column]
-            if is_number and value and unit in BYTE_UNITS:
+            if number is not None and unit in BYTE_UNITS:
                 row.append(tick_label(number, unit))
-            elif is_number and value and float(number).is_integer() and column not in measured:
+            elif number is not None and float(number).is_integer() and column not in measured:
                 shown = count_label(int(number))
                 row.append(shown if shown == value.strip() else (shown, value.strip()))
-            elif is_number and value:
+            elif number is not None:
                 row.append(round_number(value, digits))
             else:
                 row.append(values.get(column, {}).get(value, value))
@@ -68,8 +69,8 @@ def build_table(
             header.append("% of peak" if len(measured) == 1 else f"{name}: % of peak")
             numeric.append(True)
             kinds.append("measured")
-            for row, value in zip(cells, data.numbers(column), strict=True):
-                row.append("" if value is None else f"{100 * value / peak:.1f}")
+            for row, number in zip(cells, data.numbers(column), strict=True):
+                row.append("" if number is None else f"{100 * number / peak:.1f}")
     return rows_table(header, cells, numeric, kinds)
 
 
@@ -99,7 +100,7 @@ def _text(cell: Cell) -> str:
     return cell if isinstance(cell, str) else cell[0]
 
 
-def _row(values: list[Cell], numeric: list[bool], kinds: list[str]) -> nodes.row:
+def _row(values: Sequence[Cell], numeric: list[bool], kinds: list[str]) -> nodes.row:
     row = nodes.row()
     for value, is_number, kind in zip(values, numeric, kinds, strict=True):
         classes = (["kb-num"] if is_number else []) + ([f"kb-{kind}"] if kind else [])

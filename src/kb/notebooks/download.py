@@ -139,7 +139,10 @@ def setup_download(app: Sphinx) -> None:
     app.add_node(
         notebook_download,
         html=(visit_download, None),
-        **dict.fromkeys(("latex", "text", "man", "texinfo"), skip),
+        latex=skip,
+        text=skip,
+        man=skip,
+        texinfo=skip,
     )
     app.connect("html-collect-pages", _write_downloads)
     app.connect("html-page-context", _page_context)

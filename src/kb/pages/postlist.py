@@ -267,7 +267,10 @@ def setup_postlist(app: Sphinx) -> None:
     app.add_node(
         postlist,
         html=(visit_postlist, None),
-        **dict.fromkeys(("latex", "text", "man", "texinfo"), skip),
+        latex=skip,
+        text=skip,
+        man=skip,
+        texinfo=skip,
     )
     # After ablog's doctree-read handler (500); before its process_postlist (500), which
     # would resolve copies of excerpts one by one (see the module's doc).

@@ -128,7 +128,10 @@ def setup_postpage(app: Sphinx) -> None:
     app.add_node(
         post_part,
         html=(visit_post_part, None),
-        **dict.fromkeys(("latex", "text", "man", "texinfo"), skip),
+        latex=skip,
+        text=skip,
+        man=skip,
+        texinfo=skip,
     )
     add_post_part(app, "under-title", 10, post_meta_html)
     add_post_part(app, "under-title", 15, post_labels_html, searched=True)
