@@ -111,8 +111,10 @@ def copy_images(app: Sphinx, catalog: Catalog) -> None:
     """Copy each post's image to the same path in the output, when new or changed."""
     for post in (*catalog.posts, *catalog.drafts):
         path = allowed_image_path(app, post)
-        source = Path(app.srcdir) / path if path else None
-        if source is None or not source.is_file():
+        if not path:
+            continue
+        source = Path(app.srcdir) / path
+        if not source.is_file():
             continue
         target = Path(app.outdir) / path
         if target.is_file() and target.read_bytes() == source.read_bytes():
@@ -211,7 +213,9 @@ def page_description(doctree) -> str:
 def _is_excluded_page(app: Sphinx, pagename: str, templatename: str, context: dict) -> bool:
     # Pages nobody should share: the 404 page, and those that say so (a redirect's old address).
     notfound = getattr(app.config, "notfound_pagename", None)
-    return pagename == notfound or templatename == "search.html" or context.get("kb_no_preview")
+    return (
+        pagename == notfound or templatename == "search.html" or bool(context.get("kb_no_preview"))
+    )
 
 
 def _social_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:

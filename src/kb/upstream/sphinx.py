@@ -72,7 +72,7 @@ def has_saved_environment(app) -> bool:
 
 #: What a builder's translator reads of the page being written, beyond the document itself,
 #: and what each is before the builder has written a page.
-_PAGE_STATE = {
+_PAGE_STATE: dict[str, object] = {
     "current_docname": None,
     "imgpath": "",
     "dlpath": "",
