@@ -52,6 +52,11 @@ _OUTPUT_KEYS = {
     "error": ("ename", "evalue", "traceback"),
 }
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+#: json.decoder.scanstring(text, end): a JSON string's value and the index past its closing
+#: quote. In the json module since Python 2.6, but outside json.decoder.__all__, and so
+#: undeclared in typeshed's stub.
+_scanstring: Callable[[str, int], tuple[str, int]]
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 #: How deep the line finder walks the notebook: cells, a cell's keys, its source lines.
 _DEPTH = 4
 #: How deeply a notebook's JSON may nest: Jupyter writes a dozen levels; MyST-NB's own reading
@@ -307,7 +312,7 @@ def read_ipynb(text: str) -> tuple[Notebook | None, list[Problem]]:
 def _too_deep(value) -> tuple | None:
     """The path to the first value nested deeper than :data:`MAX_NESTING`, or None; walked
     with a list, not recursion, so no depth can break the walk itself."""
-    pending = [((), value)]
+    pending: list[tuple[tuple, object]] = [((), value)]
     while pending:
         path, item = pending.pop()
         if len(path) > MAX_NESTING:
@@ -405,7 +410,8 @@ def find_lines(text: str) -> dict[tuple, int]:
         return bisect.bisect_left(newlines, index) + 1
 
     def skip(index: int) -> int:
-        return _WHITESPACE.match(text, index).end()
+        found = _WHITESPACE.match(text, index)  # always: it matches no white space too
+        return found.end() if found is not None else index
 
     def value(index: int, path: tuple, depth: int) -> int:
         index = skip(index)
@@ -416,7 +422,7 @@ def find_lines(text: str) -> dict[tuple, int]:
         index = skip(index + 1)
         while text[index] != closing:
             if opening == "{":
-                key, after = json.decoder.scanstring(text, index + 1)
+                key, after = _scanstring(text, index + 1)
                 item = (*path, key)
                 lines[item] = line(index)
                 index = skip(after) + 1  # past the colon

@@ -96,11 +96,11 @@ def unsafe_sources(
     found = Unsafe()
     seen: set[str] = set()
     pending: list[tuple[Path, str]] = []
-    for folder in post_folders(patterns):
-        if folder and os.path.islink(root / folder):
-            _judge_link(root, root / folder, folder, suffixes, limit, found, pending)
+    for name in post_folders(patterns):  # a folder's path relative to the root
+        if name and os.path.islink(root / name):
+            _judge_link(root, root / name, name, suffixes, limit, found, pending)
         else:
-            pending.append((root / folder, folder))
+            pending.append((root / name, name))
     while pending:
         folder, relative = pending.pop()
         real = os.path.realpath(folder)

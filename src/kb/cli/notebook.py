@@ -63,7 +63,12 @@ def render_ipynb(args: argparse.Namespace, day: date, relpath: str) -> str:
 
 
 def _cell(kind: str, cell_id: str, source: str) -> dict:
-    cell = {"cell_type": kind, "id": cell_id, "metadata": {}, "source": _lines(source)}
+    cell: dict[str, object] = {
+        "cell_type": kind,
+        "id": cell_id,
+        "metadata": {},
+        "source": _lines(source),
+    }
     if kind == "code":
         cell.update(execution_count=None, outputs=[])
     return cell
