@@ -10,6 +10,7 @@ import os
 import re
 from datetime import UTC, datetime
 from html import escape
+from typing import TYPE_CHECKING, cast
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -20,6 +21,9 @@ from ..core.state import build_state
 from ..core.urls import absolute_links, relocate_links
 from .formats import Feed, Item, Person, Term
 from .scopes import Scope, feed_url, page_url
+
+if TYPE_CHECKING:
+    from sphinx.builders.html import StandaloneHTMLBuilder
 
 # -- Items -------------------------------------------------------------------------------------
 
@@ -43,7 +47,8 @@ def full_text_html(app: Sphinx, docname: str, url: str) -> str:
     Rendered from the doctree here rather than captured at ``html-page-context``: an
     incremental or parallel build does not write every post page in this process.
     """
-    builder = app.builder
+    # Feeds are written by the HTML builders only; Sphinx's types give a plain Builder.
+    builder = cast("StandaloneHTMLBuilder", app.builder)
     with logging.suppress_logging():  # problems are reported on the post's own page
         doctree = app.env.get_and_resolve_doctree(docname, builder, tags=builder.tags)
     doctree.settings = builder.docsettings

@@ -63,7 +63,8 @@ def _make_config(app: Sphinx) -> None:
     build = Path(app.outdir).parent
     output_folder = (build / OUTPUT_FOLDER).resolve()
     paths.note_generated_folder(app.env, output_folder)
-    app.env.mystnb_config = config.copy(
+    # MyST-NB's own attribute of the environment, undeclared in Sphinx's types.
+    app.env.mystnb_config = config.copy(  # type: ignore[attr-defined]
         output_folder=str(output_folder),
         execution_cache_path=str(config.execution_cache_path or (build / CACHE_FOLDER).resolve()),
     )
@@ -79,11 +80,12 @@ def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
 
 def _merge(app: Sphinx, env: BuildEnvironment, docnames, other: BuildEnvironment) -> None:
     theirs = getattr(other, "nb_metadata", {})
-    if not hasattr(env, "nb_metadata"):
-        env.nb_metadata = defaultdict(dict)
+    ours = getattr(env, "nb_metadata", None)
+    if ours is None:  # MyST-NB's own attribute of the environment, undeclared in Sphinx's types
+        ours = env.nb_metadata = defaultdict(dict)  # type: ignore[attr-defined]
     for docname in docnames:
         if docname in theirs:
-            env.nb_metadata[docname] = theirs[docname]
+            ours[docname] = theirs[docname]
 
 
 def setup_settings(app: Sphinx) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 from html import escape
+from typing import TYPE_CHECKING, cast
 
 from docutils import nodes
 from sphinx import addnodes
@@ -30,6 +31,9 @@ from ..core.posts import Catalog, Post, digest
 from ..core.state import build_state
 from .postpage import post_part
 
+if TYPE_CHECKING:
+    from sphinx.domains.std import StandardDomain
+
 logger = logging.getLogger(__name__)
 
 USED_IN = "Used in:"
@@ -37,7 +41,7 @@ USED_IN = "Used in:"
 
 def _terms(app: Sphinx) -> dict[str, tuple[str, str]]:
     """Every glossary term, casefolded: ``(docname, anchor)``."""
-    std = app.env.get_domain("std")
+    std = cast("StandardDomain", app.env.get_domain("std"))  # typed as a plain Domain
     return {name: place for (kind, name), place in std.objects.items() if kind == "term"}
 
 

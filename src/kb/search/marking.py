@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from html import escape, unescape
+from typing import TYPE_CHECKING, cast
 
 from markupsafe import Markup
 from sphinx.application import Sphinx
@@ -22,6 +23,9 @@ from ..core.posts import Post
 from ..core.state import build_state, env_state
 from ..core.urls import SITE_BUILDERS
 from .pagefind import BUNDLE_DIR, BUNDLE_END, BUNDLE_START
+
+if TYPE_CHECKING:
+    from sphinx.builders.html import StandaloneHTMLBuilder
 
 #: What the search page leaves out of the assets every page loads: it shows no code (so no
 #: highlighting styles or copy buttons), math or charts; Sphinx's term
@@ -140,7 +144,8 @@ def builder_inited(app: Sphinx) -> None:
         return
     # Our page replaces Sphinx's search page, and nothing reads Sphinx's index any more
     # (Read the Docs' server-side search indexes the HTML itself): skip building it.
-    app.builder.search = False
+    # An HTML builder (SITE_BUILDERS), which Sphinx's types give as a plain Builder.
+    cast("StandaloneHTMLBuilder", app.builder).search = False
 
 
 def html_collect_pages(app: Sphinx):

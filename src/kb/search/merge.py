@@ -114,8 +114,7 @@ def _read_chunk(data: bytes, language: Language) -> None:
         if major != 4 or entries == 0:
             raise Unexpected("word without pages")
         page = locations = 0
-        first = first_tail = None
-        rest_start = 0
+        first, first_tail, rest_start = 0, b"", 0  # set by the first entry (there is one)
         for number in range(entries):
             if data[pos] != 0x83:
                 raise Unexpected("page entry of another layout")
@@ -187,12 +186,16 @@ def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> set
     fragments: set[str] = set()  # file names in fragment/ (one per page: kept as names)
     for folder in ("index", "filter", "fragment"):
         (bundle / folder).mkdir(parents=True, exist_ok=True)
-    entry = {"version": first.version, "languages": {}}
+    languages: dict[str, dict] = {}
     for code in sorted(first.languages):
         parts = [shard.languages[code] for shard in shards]
         meta_hash, pages = _merge_language(code, parts, shards, bundle, keep, written, fragments)
-        entry["languages"][code] = {"hash": meta_hash, "wasm": parts[0].wasm, "page_count": pages}
-    entry["include_characters"] = first.include_characters
+        languages[code] = {"hash": meta_hash, "wasm": parts[0].wasm, "page_count": pages}
+    entry = {
+        "version": first.version,
+        "languages": languages,
+        "include_characters": first.include_characters,
+    }
     _copy_scripts(Path(first.folder), bundle, keep)
     entry_path = bundle / ENTRY
     text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)

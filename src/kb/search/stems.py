@@ -18,7 +18,8 @@ from sphinx.search import SearchLanguage, languages
 def stem_caching(base: type[SearchLanguage]) -> type[SearchLanguage]:
     """A subclass of ``base`` that stems each distinct word once per build."""
 
-    class CachedStems(base):
+    # A base chosen at run time, which mypy cannot check a class against.
+    class CachedStems(base):  # type: ignore[valid-type,misc]
         #: Marks the classes made here: a language already cached is not wrapped again.
         stems_cached: ClassVar[bool] = True
 

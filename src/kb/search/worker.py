@@ -17,7 +17,8 @@ def main(argv: list[str]) -> int:
     # The build that started us handed over its locks on both folders (inherited
     # descriptors): the next build waits until this bundle is in place and we exit.
     listed = json.loads(Path(listing).read_text(encoding="utf-8"))
-    sources = {relpath: Path(source) for relpath, source in listed.items()}
+    # Each page's record as a path in text, as the build hands them to IndexRun.
+    sources = {str(relpath): str(source) for relpath, source in listed.items()}
     run = IndexRun(outdir_path, sources, Path(workdir), url_mode == "keep-url", int(shard_size))
     run.wait()
     fill_search_page(Path(search_page), outdir_path / BUNDLE_DIR, prefix)
