@@ -35,13 +35,23 @@ FEED_SUFFIXES = (".xml", ".atom", ".rss")
 
 
 def build(
-    srcdir: Path, builddir: Path, log: list[str] | None = None, read: list[str] | None = None
+    srcdir: Path,
+    builddir: Path,
+    log: list[str] | None = None,
+    read: list[str] | None = None,
+    overrides: dict | None = None,
 ) -> Path:
     """Build with a fresh application (as a new ``sphinx-build`` would); return the output.
 
-    ``log`` receives the documents Sphinx rendered, ``read`` those it read."""
+    ``log`` receives the documents Sphinx rendered, ``read`` those it read; ``overrides``
+    are settings given as ``-D`` gives them."""
     app = SphinxTestApp(
-        "html", srcdir=srcdir, builddir=builddir, status=StringIO(), warning=StringIO()
+        "html",
+        srcdir=srcdir,
+        builddir=builddir,
+        status=StringIO(),
+        warning=StringIO(),
+        confoverrides=overrides or {},
     )
     written, docnames_read = [], []
     app.connect("html-page-context", lambda app, pagename, *args: written.append(pagename))
@@ -181,6 +191,34 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     assert not (outdir / "blog" / "tag" / "tma.html").exists()
     assert not (outdir / "posts" / "post-29.html").exists()
     assert not (outdir / "posts" / "post-05.html").exists()
+
+
+def test_without_reuse_every_page_is_written_and_matches_a_clean_build(
+    site: Path, tmp_path: Path
+) -> None:
+    """kb_incremental = False: nothing an earlier build wrote is kept but Sphinx's
+    environment (no skipped page, no part replaced in place, no search shard reused), and the
+    result is a clean build's, after the same edits as above."""
+    builddir, plain = site / "_build", {"kb_incremental": False}
+    outdir = build(site, builddir, overrides={"kb_incremental": "0"})  # as -D gives it
+    documents = {p.relative_to(site).with_suffix("").as_posix() for p in site.rglob("*.md")}
+    documents = {d for d in documents if not d.startswith("_build")}
+    rendered: list[str] = []
+    read: list[str] = []
+    retitle(site / "posts" / "post-27.md", "Post 27, retitled")
+    incremental = build(site, builddir, rendered, read, overrides=plain)
+    assert_matches_clean(incremental, clean_build(site, tmp_path / "clean-1"))
+    assert read == ["posts/post-27"]  # Sphinx's environment is reused: one post read
+    assert documents <= set(rendered)  # and every page written again
+    write_post(site, "posts/post-28.md", "Post 28", "2025-11-20", tags=["fp8"], author="alan")
+    (site / "posts" / "post-05.md").unlink()
+    assert_matches_clean(
+        build(site, builddir, overrides=plain), clean_build(site, tmp_path / "clean-2")
+    )
+    assert not (outdir / "posts" / "post-05.html").exists()
+    # Back to reuse: what the plain build recorded vouches for the pages it wrote.
+    retitle(site / "posts" / "post-03.md", "Post 03, retitled")
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-3"))
 
 
 def test_a_page_sphinx_writes_is_not_also_refreshed_in_place(site: Path, monkeypatch) -> None:

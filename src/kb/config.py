@@ -89,6 +89,13 @@ class KbConfig:
     #: a page at the old address that sends the reader on (kb/pages/redirects.py). Read only
     #: if it exists; "" for none.
     old_addresses: str = "redirects.toml"
+    #: Reuse what earlier builds wrote (kb/core/freshness.py): pages whose inputs did not
+    #: change are kept, parts of pages are replaced in place, the search index is made again
+    #: only for the shards a change touched, and converted formulas, related posts and
+    #: compiled templates are kept. False reuses nothing but Sphinx's own environment: every
+    #: page, generated page, feed and the whole search index is written anew, as a clean
+    #: build writes them (a way to rule kb's machinery out when a page looks stale).
+    incremental: bool = True
 
 
 REBUILD = {
@@ -110,6 +117,8 @@ REBUILD = {
     "max_file_bytes": "env",
     # Pages written from the file, not from any post.
     "old_addresses": "",
+    # What is written again, not what is read: kb's freshness decides it.
+    "incremental": "",
 }
 
 
@@ -183,6 +192,15 @@ def _hosts(value) -> tuple[str, ...]:
     return tuple(host.lower() for host in hosts)
 
 
+def _switch(name: str, value) -> bool:
+    """True or False, also as ``-D kb_incremental=0`` gives it (a string)."""
+    if isinstance(value, str) and value.strip().casefold() in ("0", "1", "false", "true"):
+        return value.strip().casefold() in ("1", "true")
+    if not isinstance(value, bool):
+        raise ConfigError(f"kb_{name} must be True or False, got {value!r}.")
+    return value
+
+
 def _whole_number(name: str, value) -> int:
     if isinstance(value, str) and value.strip().isdigit():  # -D kb_search_shard_size=64
         value = int(value)
@@ -218,6 +236,7 @@ def read_config(sphinx_config) -> KbConfig:
         "related_posts": _not_negative("related_posts", sphinx_config.kb_related_posts),
         "max_file_bytes": _positive("max_file_bytes", sphinx_config.kb_max_file_bytes),
         "old_addresses": str(sphinx_config.kb_old_addresses or ""),
+        "incremental": _switch("incremental", sphinx_config.kb_incremental),
     }
     positive = ("page_size", "home_posts", "sidebar_recent", "sidebar_tags", "sidebar_series")
     for name in (*positive, "feed_length"):

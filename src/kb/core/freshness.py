@@ -138,7 +138,9 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     fresh_env = configuration_changed(env)
     # What is on disk, for removing what is gone; after a stopped build, only its names.
     state.state_previous = previous = journal.load_state()
-    distrusted = fresh_env or journal.recovering
+    # kb_incremental = False: no record vouches for anything, as after a stopped build.
+    rewrite_all = journal.recovering or not state.config.incremental
+    distrusted = fresh_env or rewrite_all
     state.state_old = {"docs": {}, "pages": {}} if distrusted else previous
     journal.known(_page_names(previous))
     journal.expect(sorted(env.found_docs))
@@ -160,9 +162,10 @@ def _env_updated(app: Sphinx, env) -> list[str]:
         "regions": {name: state.regions[name].signature for name in regions},
     }
     state.base_signature = base
-    if journal.recovering:
-        # Any page may be what the stopped build wrote: each is written as a clean build
-        # writes it (Sphinx's environment, which Sphinx checks itself, is kept).
+    if rewrite_all:
+        # Any page may be what the stopped build wrote (or kb is told to reuse none): each
+        # is written as a clean build writes it (Sphinx's environment, which Sphinx checks
+        # itself, is kept).
         journal.begin()
         return sorted(docs)
     old_docs = state.state_old.get("docs", {})

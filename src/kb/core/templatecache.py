@@ -20,6 +20,8 @@ from pathlib import Path
 import jinja2
 from sphinx.application import Sphinx
 
+from .state import build_state
+
 CACHE_FOLDER = "kb-templates"
 
 
@@ -47,6 +49,8 @@ def _builder_inited(app: Sphinx) -> None:
     environment = getattr(getattr(app.builder, "templates", None), "environment", None)
     if not isinstance(environment, jinja2.Environment) or environment.bytecode_cache:
         return  # not a Jinja builder, or someone chose a cache already
+    if not build_state(app).config.incremental:
+        return  # kb_incremental = False: every template is compiled anew
     folder = Path(app.doctreedir) / CACHE_FOLDER / _settings_key(environment)
     folder.mkdir(parents=True, exist_ok=True)
     environment.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))

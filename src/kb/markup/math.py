@@ -31,6 +31,7 @@ from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
 from ..core.html import focusable
+from ..core.state import build_state
 from ..upstream.sphinx import html_assets_policy
 from . import temml
 from .mathcache import FILE as STORE_FILE
@@ -355,7 +356,11 @@ def _config_inited(app: Sphinx, config) -> None:
 def _open_store(app: Sphinx) -> None:
     global _STORE
     tex_to_mathml.cache_clear()  # a process may build twice (tests, kb serve's worker)
-    _STORE = MathStore(Path(app.doctreedir) / STORE_FILE) if app.builder.format == "html" else None
+    if app.builder.format != "html":
+        _STORE = None
+    else:  # kb_incremental = False: every formula converted anew, then stored again
+        reuse = build_state(app).config.incremental
+        _STORE = MathStore(Path(app.doctreedir) / STORE_FILE, load=reuse)
 
 
 def _save_store(app: Sphinx, exception) -> None:

@@ -41,12 +41,13 @@ def signature() -> str:
 class MathStore:
     """Conversions by key (``"1" + tex`` for a display formula, ``"0" + tex`` inline)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, load: bool = True) -> None:
         self.path, self.signature = path, signature()
         self.entries: dict[str, list] = {}
         self.changed = False
         self.lock = threading.Lock()
-        self._load()
+        if load:
+            self._load()
 
     def _load(self) -> None:
         try:

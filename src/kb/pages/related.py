@@ -307,7 +307,7 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
         cached = json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         cached = {}
-    if cached.get("key") == key:
+    if cached.get("key") == key and state.config.incremental:
         lists = cached["lists"]
     else:
         lists = related_lists(catalog.posts, terms, count)

@@ -78,6 +78,7 @@ def _index_run(app: Sphinx, sources: dict[str, str]) -> IndexRun:
         Path(app.doctreedir),
         _keep_index_url(app),
         build_state(app).config.search_shard_size,
+        reuse=build_state(app).config.incremental,
     )
 
 

@@ -124,6 +124,7 @@ class IndexRun:
         workdir: Path,
         keep_index_url: bool,
         shard_size: int = DEFAULT_SHARD_SIZE,
+        reuse: bool = True,
     ):
         self.bundle = outdir / BUNDLE_DIR
         self.state = workdir / STATE_FILE
@@ -134,7 +135,8 @@ class IndexRun:
         # and a search of the package) only when it has to run.
         template = pagefind_command(Path("pagefind"), Path("<site>"), self.bundle, keep_index_url)
         self.settings = "\0".join([upstream_pagefind.installed_version(), *template])
-        count = shard_count(len(sources), shard_size)
+        # Nothing of an earlier bundle reused (kb_incremental = False): one run over every page.
+        count = shard_count(len(sources), shard_size) if reuse else 1
         self.unsharded = workdir / UNSHARDED_FILE
         # Shards are merged only in the bundle layout kb knows: with any other Pagefind, every
         # page is indexed in one plain run (kb.upstream.pagefind).
@@ -152,7 +154,8 @@ class IndexRun:
             return
         shutil.rmtree(workdir / SHARDS_DIR, ignore_errors=True)
         self.fingerprint = self._fingerprint()
-        self.reindexed = not bundle_files.is_intact(self.state, self.fingerprint, self.bundle)
+        intact = reuse and bundle_files.is_intact(self.state, self.fingerprint, self.bundle)
+        self.reindexed = not intact
         if self.reindexed:
             self._start_single()
 
