@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TypedDict
 from urllib.parse import unquote, urlsplit
 
 from . import bounded
@@ -35,8 +36,17 @@ from .sanitize import host_of, local_files, shorten
 
 #: What a browser shows as an image (and what link previews accept).
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif")
+
+
+class FileRules(TypedDict, total=False):
+    """The options of :func:`refusal` that say what a place may show."""
+
+    suffixes: tuple[str, ...]
+    kind: str
+
+
 #: The options of :func:`refusal` for a place that shows an image.
-IMAGE = {"suffixes": IMAGE_SUFFIXES, "kind": "an image"}
+IMAGE: FileRules = {"suffixes": IMAGE_SUFFIXES, "kind": "an image"}
 #: The site's own machinery: never shown, whatever the place.
 CONFIG_FILES = ("conf.py",)
 #: Never published, whatever the place: Python's caches of compiled code.
@@ -158,7 +168,7 @@ def image_files(uri: str, path_of: Callable[[str], Path]) -> tuple[Refusal | Non
     return None, [path for path in candidates if os.path.lexists(path)] or candidates[:1]
 
 
-def html_file(tag: str, attribute: str, url: str) -> tuple[str, str, dict]:
+def html_file(tag: str, attribute: str, url: str) -> tuple[str, str, FileRules]:
     """How a file that raw HTML shows is judged: the label of the message, the path as the
     post wrote it ("" for none) and the options of :func:`refusal` (an image for ``<img>``
     and a ``poster``)."""

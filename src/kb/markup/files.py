@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import cast
 
 from docutils import nodes
 from docutils.parsers.rst.directives.misc import Raw
@@ -35,7 +36,7 @@ from sphinx.directives.other import Include
 from sphinx.directives.patches import CSVTable
 from sphinx.transforms import SphinxTransform
 
-from ..checks.namedfiles import IMAGE, image_files, is_remote
+from ..checks.namedfiles import IMAGE, FileRules, image_files, is_remote
 from ..core import paths
 
 URL_REFUSED = paths.Refusal(
@@ -84,7 +85,7 @@ class CheckedCSVTable(CSVTable):
                 path = paths.named_path(env, target)  # Sphinx reads /x from the source folder
             else:
                 path = docutils_relative(self, target)
-            table = {"suffixes": (".csv", ".tsv", ".txt"), "kind": "a table of values"}
+            table: FileRules = {"suffixes": (".csv", ".tsv", ".txt"), "kind": "a table of values"}
             if not paths.check(env, self.name, target, path, location, ":file:", **table):
                 return []
         return super().run()
@@ -147,7 +148,8 @@ def _include_read(app: Sphinx, relative_path, parent_docname: str, content: list
     path = Path(env.srcdir, relative_path)
     refused = paths.site_refusal(env, path)
     if refused is None:
-        env.current_document.setdefault(INCLUDED, []).append(path)
+        # Sphinx types what setdefault returns as Optional; here it is the list.
+        cast("list[Path]", env.current_document.setdefault(INCLUDED, [])).append(path)
         return
     content[0] = ""
     target, location = _include_directive(env, docname, path)

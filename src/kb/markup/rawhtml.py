@@ -71,7 +71,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         if not result.drops:
             continue
         source, line = _line(raw)
-        source = source or app.env.doc2path(app.env.docname)
+        source = source or str(app.env.doc2path(app.env.docname))
         for drop in result.drops:
             where = f"{source}:{line + drop.line - 1}" if line else str(source)
             logger.warning(describe(drop), location=where, type="kb", subtype="raw-html")
@@ -102,7 +102,7 @@ def _note_local_files(app: Sphinx, raw: nodes.raw, html: str) -> None:
     the copy when the page is written (:func:`_point_at_copies`)."""
     env, files = app.env, {}
     source, first = _line(raw)
-    source = source or env.doc2path(env.docname)
+    source = source or str(env.doc2path(env.docname))
     for tag, attribute, url, line in local_files(html):
         label, shown, rules = html_file(tag, attribute, url)  # as kb check judges it
         if not shown or url in files:
