@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from string import Formatter
+from typing import Literal
 
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
@@ -98,7 +99,11 @@ class KbConfig:
     incremental: bool = True
 
 
-REBUILD = {
+#: What Sphinx does again when a setting changes (add_config_value's ``rebuild``): read
+#: every document ("env"), write every page ("html"), or nothing ("").
+Rebuild = Literal["", "env", "html"]
+
+REBUILD: dict[str, Rebuild] = {
     "categories": "env",
     "drafts": "env",
     "page_size": "html",
@@ -173,7 +178,7 @@ def _feed_settings(sphinx_config) -> dict:
             f"kb_feed_formats must list some of {', '.join(FEED_FORMATS)} once each, "
             f"got {sphinx_config.kb_feed_formats!r}."
         )
-    values = {"feed_formats": formats}
+    values: dict[str, object] = {"feed_formats": formats}
     for name in ("feed_tags", "feed_authors", "feed_fulltext"):
         values[name] = bool(getattr(sphinx_config, f"kb_{name}"))
     for name in ("feed_footer", "feed_footer_external"):

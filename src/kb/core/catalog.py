@@ -153,10 +153,10 @@ class _Labels:
         if kind == "author":
             full_name, url = self.authors.get(name, (name, None))
             new = Label(kind, full_name, join(self.blog_path, "author", slugify(full_name)), url)
-        elif kind == "year":
+        elif (folder := KINDS[kind][0]) is None:  # a year: no folder of its own
             new = Label(kind, name, join(self.blog_path, name))
         else:
-            new = Label(kind, name, join(self.blog_path, KINDS[kind][0], slugify(name)))
+            new = Label(kind, name, join(self.blog_path, folder, slugify(name)))
         self.collections[kind][name] = Collection(new)
         return new
 

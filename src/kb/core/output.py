@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sphinx.application import Sphinx
 from sphinx.builders.dirhtml import DirectoryHTMLBuilder
@@ -30,7 +31,7 @@ from .state import BuildState, build_state
 try:
     import fcntl
 except ImportError:  # Windows: no advisory locks; builds are not serialised there
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # mypy types a module name as never None
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +91,13 @@ def _build_finished(app: Sphinx, exception) -> None:
 # -- Whole pages ---------------------------------------------------------------------------------
 
 
-class _WholePages:
+if TYPE_CHECKING:  # what _WholePages is mixed into; at run time it is a plain mixin
+    _HTMLBuilder = StandaloneHTMLBuilder
+else:
+    _HTMLBuilder = object
+
+
+class _WholePages(_HTMLBuilder):
     """Write each page under a temporary name, then rename it over the page."""
 
     #: The build state of the application that made the builder (its journal, opened by
@@ -99,7 +106,7 @@ class _WholePages:
 
     def __init__(self, app: Sphinx, env) -> None:
         self._build_state = build_state(app)
-        super().__init__(app, env)  # type: ignore[call-arg]  # the Sphinx builder it is mixed into
+        super().__init__(app, env)
 
     def handle_page(
         self, pagename, addctx, templatename="page.html", *, outfilename=None, event_arg=None

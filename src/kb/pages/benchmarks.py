@@ -13,6 +13,7 @@ the site there is neither.
 
 from __future__ import annotations
 
+from functools import partial
 from html import escape
 from pathlib import Path
 
@@ -141,7 +142,7 @@ def _filters_html(entries: list[Entry]) -> str:
     for key, label in FILTERS:
         values = sorted(
             {value for entry in entries for value in filter_values(entry)[key]},
-            key=lambda value, key=key: option_key(key, value),
+            key=partial(option_key, key),
         )
         options = "".join(
             f'<option value="{escape(value, quote=True)}">{escape(value)}</option>'
