@@ -66,6 +66,7 @@ serve: $(VENV)/.site-installed
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests benchmarks conf.py
 	$(BIN)/ruff format --check src tests benchmarks conf.py
+	$(BIN)/mypy
 
 bench: $(VENV)/.site-installed
 	$(BIN)/python benchmarks/build_speed.py $(BENCH_ARGS)

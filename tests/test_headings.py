@@ -82,6 +82,16 @@ def test_the_filter_lasts_only_as_long_as_the_build(results) -> None:
     assert not [f for f in myst_warning_logger().filters if isinstance(f, QuietHeadingsStart)]
 
 
+def test_an_application_never_built_leaves_no_filter_behind(tmp_path) -> None:
+    # Made (its builder-inited added the filter), then never built: no build-finished.
+    from sphinx.testing.util import SphinxTestApp
+
+    idle = SphinxTestApp("html", srcdir=copy_root("headings", tmp_path / "idle"))
+    idle.cleanup()
+    build(copy_root("headings", tmp_path / "built"))
+    assert not [f for f in myst_warning_logger().filters if isinstance(f, QuietHeadingsStart)]
+
+
 def test_the_sources_are_untouched(site, results) -> None:
     before, *_ = results
     assert snapshot(site) == before

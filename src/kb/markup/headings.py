@@ -105,9 +105,14 @@ class DropHeadingsStartNodes(SphinxTransform):
 
 
 def _add_filter(app: Sphinx) -> None:
-    # For this build only: the logger is the process's, and outlives the application.
+    # For this build only: the logger is the process's, and outlives the application. An
+    # application that never reached build-finished (made, then not built, or stopped) left
+    # its filter there: builds in one process follow each other, so it is gone now.
+    logger = myst_warning_logger()
+    for stale in [f for f in logger.filters if isinstance(f, QuietHeadingsStart)]:
+        logger.removeFilter(stale)
     quiet = build_state(app).quiet_headings = QuietHeadingsStart(app)
-    myst_warning_logger().addFilter(quiet)
+    logger.addFilter(quiet)
 
 
 def _remove_filter(app: Sphinx, exception) -> None:

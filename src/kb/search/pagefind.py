@@ -129,7 +129,8 @@ class IndexRun:
         self.bundle = outdir / BUNDLE_DIR
         self.state = workdir / STATE_FILE
         self.sources, self.workdir, self.keep_index_url = sources, workdir, keep_index_url
-        self.process = self.sharded = None
+        self.process: subprocess.Popen[str] | None = None
+        self.sharded: ShardedRun | None = None
         self.published: set[str] | None = None  # the new bundle's files, once they are in
         # Signed with the settings and Pagefind's version; the binary is looked up (an import
         # and a search of the package) only when it has to run.
