@@ -277,6 +277,18 @@ def _other_form(form: str, fields: list[str], title: str, paragraph: str) -> str
         ("posts/2030/0.rst", b":blogpost: true\n:date:\n:category: Article\n:author:\n\n"),
     ]
 )
+# Found by this test: a field's value that reStructuredText reads as markup (a line of
+# punctuation is a transition) gave docutils' error beside kb's silence
+# (kb.checks.postforms.fields_as_text: the values reach docutils as text).
+@example(
+    written=[
+        (
+            "posts/2030/0.rst",
+            b":blogpost: true\n:date: 2000-01-01\n:category: Article\n:author: mira\n"
+            b":redirect: ????\n:tags: a_, *b\n\n\n\n",
+        )
+    ]
+)
 def test_check_and_build_agree(tmp_path, written):
     root = tmp_path / "site"
     if not root.exists():

@@ -107,6 +107,36 @@ def read_rst_fields(text: str) -> tuple[dict[str, Field], int]:
     return {}, 1
 
 
+#: What reStructuredText may read as markup in a field's value (a line of ``????`` is a
+#: transition, ``a_`` a reference, ``*x`` emphasis never closed): every ASCII punctuation.
+_RST_MARKUP = re.compile(r"""([!-/:-@\[-`{-~])""")
+
+
+def fields_as_text(text: str) -> str:
+    """An rst post whose docinfo field list (:func:`read_rst_fields`) has each value's
+    punctuation escaped, line for line: ablog's fields are text, as ``kb check`` reads them,
+    never reStructuredText markup that docutils would refuse or read as something else
+    (``:redirect: ????`` is a transition there). docutils gives the same text back."""
+    fields, _ = read_rst_fields(text)
+    if not fields:
+        return text
+    lines = text.split("\n")
+    for item in fields.values():
+        number = item.line - 1
+        found = _RST_FIELD.match(lines[number])
+        if found is None or found["value"] is None:
+            continue
+        start = found.start("value")
+        lines[number] = lines[number][:start] + _RST_MARKUP.sub(r"\\\1", found["value"])
+        number += 1
+        while number < len(lines) and lines[number][:1] in (" ", "\t") and lines[number].strip():
+            body = lines[number].lstrip()
+            indent = lines[number][: len(lines[number]) - len(body)]
+            lines[number] = indent + _RST_MARKUP.sub(r"\\\1", body)
+            number += 1
+    return "\n".join(lines)
+
+
 def read_rst_post_directive(text: str) -> tuple[dict[str, Field], str, int] | None:
     """The first ``.. post::`` directive's fields (its argument as ``date``), its content, and
     the line (1-based) it starts on; None without one."""

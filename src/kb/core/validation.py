@@ -46,6 +46,7 @@ from ..checks.frontmatter import (
     unreadable_front_matter,
 )
 from ..checks.notebook import check_source
+from ..checks.postforms import fields_as_text
 from ..checks.sitechecks import DOC_SUFFIXES, check_site, link_docname, unicode_names
 from . import ablog
 from .catalog import source
@@ -228,6 +229,15 @@ def _quiet_unreadable_front_matter(app: Sphinx, docname: str, source: list[str])
     source[0] = "\n".join(text)
 
 
+def _rst_fields_as_text(app: Sphinx, docname: str, source: list[str]) -> None:
+    """An rst post's fields reach docutils as the text ``kb check`` reads, never as markup
+    (``:redirect: ????`` would be a transition, docutils' error beside the checks' words).
+    Only in memory: the file is never changed."""
+    if not str(app.env.doc2path(docname, base=False)).endswith(".rst"):
+        return
+    source[0] = fields_as_text(source[0])
+
+
 # -- Across posts, on every build ---------------------------------------------------------------
 
 
@@ -353,5 +363,6 @@ def setup_validation(app: Sphinx) -> None:
     app.connect("config-inited", _leave_out_unfindable)
     app.connect("env-before-read-docs", _before_read)
     app.connect("source-read", _quiet_unreadable_front_matter)
+    app.connect("source-read", _rst_fields_as_text)
     # Before the catalog is built from the posts (priority 400).
     app.connect("env-updated", _check_across_posts, priority=300)
