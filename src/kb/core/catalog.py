@@ -11,7 +11,6 @@ announced by the ``kb-catalog-built`` event; none walks the site or re-renders a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from docutils import nodes
@@ -19,7 +18,6 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..checks.dates import text_day
-from ..checks.frontmatter import PostFacts
 from ..checks.slugs import join, slugify
 from ..upstream.docutils import detach
 from . import ablog
@@ -27,17 +25,8 @@ from .drafts import publish_cutoff
 from .fragments import EXCERPT_PARTS, render_excerpt
 from .html import reader_text
 from .posts import KINDS, Catalog, Collection, Label, Post, Series, reading_order
+from .records import PostSource
 from .state import build_state, env_state
-
-
-@dataclass
-class PostSource:
-    """What one read of a post left in the environment (pickled between builds)."""
-
-    facts: PostFacts | None = None  # the checks' findings, for the checks across posts
-    flawed: bool = False  # the checks found an error: read again on every build
-    fields: dict = field(default_factory=dict)  # what listings need; empty: not a post
-
 
 # -- Reading: keep what listings need from each post ---------------------------------------
 

@@ -12,90 +12,13 @@ names it as ``<docname>#<name>``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from .posts import digest
+from .records import Dataset as Dataset
+from .records import DocumentDatasets, Reference
+from .records import Series as Series
 from .state import env_state
-
-
-@dataclass(frozen=True)
-class Series:
-    """One line or set of bars: its label and points, in the dataset's unit."""
-
-    label: str
-    points: tuple[tuple[float | str, float], ...]
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """One CSV file as a figure shows it (after its ``:filter:``)."""
-
-    docname: str
-    name: str  # unique in its document; ``<docname>#<name>`` names it across the site
-    anchor: str  # the id of the figure that shows it
-    title: str
-    line: int  # of the directive, for messages
-    csv: str  # the file, relative to the source folder
-    csv_download: str = ""  # where the build publishes it, relative to the output folder
-    metadata: str = ""
-    metadata_download: str = ""
-    gpu_key: str = ""  # in the GPU registry (kb/data/hardware.toml), when it is there
-    gpu_name: str = ""
-    gpu_short: str = ""  # "H200"
-    dtype: str = ""
-    measured: str = ""  # YYYY-MM-DD
-    software: str = ""  # as the caption says it: "torch 2.11.0, CUDA 13.0"
-    versions: tuple[tuple[str, str], ...] = ()  # (label, version): ("torch", "2.11.0"), …
-    unit: str = ""  # of the measured column
-    metric: str = ""  # the peak's metric key (dense_bf16), else what the unit measures
-    metric_label: str = ""  # "dense BF16", "bandwidth"
-    x: str = ""
-    x_label: str = ""
-    x_unit: str = ""
-    y: str = ""  # the measured column (the first, when a figure shows several)
-    y_label: str = ""
-    group: str = ""
-    filter: str = ""
-    best: float | None = None
-    best_shown: str = ""  # rounded as the figure's table rounds it
-    best_at: str = ""  # where: "M = N = K 8192, bf16"
-    peak: float | None = None  # in ``unit``
-    peak_source: str = ""
-    command: str = ""  # what produced the CSV, from the metadata (the Reproduce block)
-    series: tuple[Series, ...] = field(default=(), repr=False)
-
-    @property
-    def key(self) -> str:
-        return f"{self.docname}#{self.name}"
-
-    @property
-    def percent_of_peak(self) -> float | None:
-        if self.best is None or not self.peak:
-            return None
-        return round(100 * self.best / self.peak, 1)
-
-    def fingerprint(self) -> str:
-        """Everything a page that shows or compares with this dataset may show of it."""
-        return digest([repr(self), repr(self.series)])
-
-
-@dataclass(frozen=True)
-class Reference:
-    """A figure's ``:compare:`` entry: another dataset, by ``<docname>#<name>``."""
-
-    target: str
-    line: int
-    unit: str = ""  # the unit the figure draws in, when it says (``:unit:``, its own CSV)
-
-
-@dataclass
-class DocumentDatasets:
-    datasets: list[Dataset] = field(default_factory=list)
-    references: list[Reference] = field(default_factory=list)
-
 
 # -- The environment's record ---------------------------------------------------------------
 

@@ -23,8 +23,6 @@ Sphinx, never also refreshed in place. Those writes go to a few threads
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -35,54 +33,14 @@ from ..upstream.sphinx import configuration_changed, html_settings_hashes, newes
 from .fileio import BackgroundWrites, crash_point, crashing
 from .journal import Journal, remove_partial_files
 from .posts import digest
+from .records import Content as Content
+from .records import PagePart as PagePart
+from .records import Region as Region
+from .records import Signer as Signer
 from .state import BuildState, Record, build_state
 from .urls import output_file, output_path
 
 logger = logging.getLogger(__name__)
-
-Signer = Callable[[Sphinx, str], str]
-
-
-@dataclass(frozen=True)
-class Region:
-    """A part of every page, between two markers, that can be replaced on a written page."""
-
-    name: str
-    start: str  # the region begins with this text
-    end: str  # and ends with the first occurrence of this text after its start
-    signature: str
-    render: Callable[[Sphinx, str], str]  # (app, pagename) -> the region's HTML on that page
-
-
-@dataclass(frozen=True)
-class Content:
-    """The part of a generated page that follows the catalog while the rest of the page stays
-    the same: a listing's posts, which shift by one on every page when a post is added.
-
-    The page's template puts ``start`` and ``end`` around it; when only the content changed,
-    it is replaced in the written page (a file read and an atomic write) instead of the page
-    being rendered again through the theme (adding a post at 1000 posts re-rendered 366
-    listing pages: 5.3 s)."""
-
-    signature: str
-    start: str
-    end: str
-    render: Callable[[], str]  # the HTML between the markers, exactly as the template puts it
-
-
-@dataclass(frozen=True)
-class PagePart:
-    """A part of a document's page that shows other posts (a post's related posts), between
-    two markers the page always has. Its signature is kept apart from the page's: when only
-    the part changed, it is replaced in the written page instead of Sphinx writing the page
-    again (an added post changed the related posts of 20 pages at 1000 posts, each then
-    rendered through the theme)."""
-
-    name: str
-    start: str
-    end: str
-    sign: Signer  # (app, docname) -> what the part shows on that page
-    render: Callable[[Sphinx, str], str]  # (app, docname) -> the HTML between the markers
 
 
 def add_page_part(app: Sphinx, part: PagePart) -> None:

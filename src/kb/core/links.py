@@ -10,8 +10,6 @@ Sphinx's collector machinery, so a parallel or incremental read keeps it right.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -19,16 +17,8 @@ from sphinx.environment import BuildEnvironment
 from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import docname_join
 
+from .records import Outgoing
 from .state import env_state
-
-
-@dataclass(frozen=True)
-class Outgoing:
-    """What one document's text links to."""
-
-    docs: frozenset[str] = frozenset()  # docnames
-    labels: frozenset[str] = frozenset()  # {ref} labels (and MyST links to a label)
-    terms: frozenset[str] = frozenset()  # {term} targets, casefolded
 
 
 def read_links(doctree: nodes.document, docname: str) -> Outgoing:

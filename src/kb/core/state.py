@@ -13,9 +13,9 @@ Two objects, each one attribute of an object Sphinx owns:
 
 :func:`build_state` and :func:`env_state` are the only way modules reach them; nothing hangs
 undeclared attributes on the application, the environment or the builder
-(``tests/test_state.py``). Each field says who writes it and who reads it. Types from the
-features above core are named for the type checker only (never imported when kb runs), so the
-import graph still points down.
+(``tests/test_state.py``). Each field says who writes it and who reads it. The types it names
+are plain records below it (:mod:`.records`), so the import graph still points down and has
+no circle.
 """
 
 from __future__ import annotations
@@ -23,26 +23,28 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..config import KbConfig, read_config
-
-if TYPE_CHECKING:
-    from ..notebooks.download import NotebookRecord
-    from ..pages.datasets import Entry as DatasetEntry
-    from ..pages.listings import ListingPage
-    from ..pages.postpage import Part as PostPart
-    from ..search.pagefind import IndexRun
-    from .catalog import PostSource
-    from .datasets import DocumentDatasets
-    from .fileio import BackgroundWrites
-    from .freshness import PagePart, Region, Signer
-    from .journal import Journal
-    from .links import Outgoing
-    from .posts import Catalog, Post
+from .fileio import BackgroundWrites
+from .journal import Journal
+from .posts import Catalog, Post
+from .records import (
+    DatasetEntry,
+    DocumentDatasets,
+    ListingPage,
+    NotebookRecord,
+    Outgoing,
+    PagePart,
+    PostPart,
+    PostSource,
+    Region,
+    SearchRun,
+    Signer,
+)
 
 #: The attribute of the application and of the environment that holds kb's state.
 _ATTRIBUTE = "kb"
@@ -153,7 +155,7 @@ class BuildState:
     # search.index at env-updated (or build-finished): the pages Pagefind indexes.
     search_sources: dict[str, str] = field(default_factory=dict)
     # search.index at env-updated: Pagefind running beside the writes; waited for at the end.
-    search_run: IndexRun | None = None
+    search_run: SearchRun | None = None
     # markup.headings at builder-inited: MyST's warning filter, removed at build-finished.
     quiet_headings: logging.Filter | None = None
     # meta.sitemap at html-page-context (reset at builder-inited): every page written.

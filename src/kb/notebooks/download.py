@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from docutils import nodes
@@ -22,6 +21,7 @@ from sphinx.util.osutil import relative_uri
 
 from ..core.fileio import write_if_changed
 from ..core.fragments import is_fragment
+from ..core.records import NotebookRecord
 from ..core.state import env_state
 from ..core.urls import SITE_BUILDERS
 from ..upstream.sphinx import page_being_written
@@ -29,15 +29,6 @@ from ..upstream.sphinx import page_being_written
 #: In the doctree folder: the notebook files the last build wrote into the output folder.
 STATE_FILE = "kb-notebooks.json"
 STYLESHEET = "kb-notebook.css"
-
-
-@dataclass
-class NotebookRecord:
-    """A notebook post, as read (pickled with the environment)."""
-
-    kind: str  # "ipynb" or "text"
-    source: str  # the source file, relative to the source folder
-    ipynb: str | None = None  # a text notebook as an .ipynb; None: the source is one
 
 
 class notebook_download(nodes.General, nodes.Element):

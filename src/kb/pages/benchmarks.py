@@ -31,7 +31,7 @@ from .datasets import (
     JSON_FILE,
     SCHEMA_FILE,
     SCHEMA_SOURCE,
-    Entry,
+    DatasetEntry,
     catalog_json,
     entries_of,
     json_signature,
@@ -48,7 +48,7 @@ SEPARATOR = "|"
 COLUMNS = ("Dataset", "GPU", "Data type", "Best", "% of peak", "Measured", "Data")
 
 
-def filter_values(entry: Entry) -> dict[str, list[str]]:
+def filter_values(entry: DatasetEntry) -> dict[str, list[str]]:
     one = entry.dataset
     dtypes = [part.strip() for part in one.dtype.split(",") if part.strip()]
     return {
@@ -69,7 +69,7 @@ def _download(prefix: str, path: str, kind: str) -> str:
     )
 
 
-def row_html(entry: Entry, prefix: str) -> str:
+def row_html(entry: DatasetEntry, prefix: str) -> str:
     one, post = entry.dataset, entry.post
     page = f"{prefix}{one.docname}.html"
     data = " ".join(
@@ -137,7 +137,7 @@ def option_key(key: str, value: str) -> tuple:
     return (1, 0, value.casefold())
 
 
-def _filters_html(entries: list[Entry]) -> str:
+def _filters_html(entries: list[DatasetEntry]) -> str:
     selects = []
     for key, label in FILTERS:
         values = sorted(
@@ -160,7 +160,7 @@ def _filters_html(entries: list[Entry]) -> str:
     )
 
 
-def page_html(entries: list[Entry], prefix: str, with_json: bool) -> str:
+def page_html(entries: list[DatasetEntry], prefix: str, with_json: bool) -> str:
     pages = len({entry.dataset.docname for entry in entries})
     count = f"{len(entries)} dataset{'s' if len(entries) != 1 else ''}"
     where = f"{pages} page{'s' if pages != 1 else ''}"
@@ -211,7 +211,7 @@ def archive_line(app: Sphinx, archive: str, prefix: str) -> str:
 # -- Writing ----------------------------------------------------------------------------------
 
 
-def _write_json(app: Sphinx, entries: list[Entry]) -> bool:
+def _write_json(app: Sphinx, entries: list[DatasetEntry]) -> bool:
     """data/benchmarks.json and its schema, when the site has a URL; whether they exist."""
     base = site_url(app)
     outdir = Path(app.outdir)

@@ -12,15 +12,14 @@ of the same sources (its schema: ``kb/data/benchmarks.schema.json``, published n
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin
 
 from sphinx.application import Sphinx
 
 from ..core import datasets
-from ..core.datasets import Dataset
-from ..core.posts import Catalog, Post, digest
+from ..core.posts import Catalog
+from ..core.records import DatasetEntry
 from ..core.state import build_state
 from ..core.urls import as_uri
 
@@ -32,20 +31,7 @@ SCHEMA_SOURCE = Path(__file__).parent.parent / "data" / "benchmarks.schema.json"
 JSON_VERSION = 1
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One dataset with the page that shows it."""
-
-    dataset: Dataset
-    page_title: str
-    post: Post | None  # None on a page that is not a post
-
-    def fingerprint(self) -> str:
-        post = self.post.fingerprint() if self.post else ""
-        return digest([self.dataset.fingerprint(), self.page_title, post])
-
-
-def site_entries(app: Sphinx, catalog: Catalog) -> list[Entry]:
+def site_entries(app: Sphinx, catalog: Catalog) -> list[DatasetEntry]:
     env = app.env
     drafts = {post.docname for post in catalog.drafts}
     order = {post.docname: index for index, post in enumerate(catalog.posts)}
@@ -57,16 +43,16 @@ def site_entries(app: Sphinx, catalog: Catalog) -> list[Entry]:
         and datasets.datasets_of(env, docname)
     ]
     pages.sort(key=lambda docname: (docname not in order, order.get(docname, 0), docname))
-    entries: list[Entry] = []
+    entries: list[DatasetEntry] = []
     for docname in pages:
         title = env.titles.get(docname)
         shown = title.astext() if title is not None else docname
         post = catalog.by_docname(docname)
-        entries.extend(Entry(one, shown, post) for one in datasets.datasets_of(env, docname))
+        entries.extend(DatasetEntry(one, shown, post) for one in datasets.datasets_of(env, docname))
     return entries
 
 
-def entries_of(app: Sphinx) -> list[Entry]:
+def entries_of(app: Sphinx) -> list[DatasetEntry]:
     """This build's dataset catalog (empty before ``kb-catalog-built``)."""
     return build_state(app).dataset_entries
 
@@ -82,7 +68,7 @@ def _url(base: str, path: str) -> str | None:
     return as_uri(urljoin(base, path)) if path else None
 
 
-def dataset_json(app: Sphinx, entry: Entry, base: str) -> dict:
+def dataset_json(app: Sphinx, entry: DatasetEntry, base: str) -> dict:
     one, post = entry.dataset, entry.post
     page_url = _url(base, app.builder.get_target_uri(one.docname))
     best = None
@@ -129,7 +115,7 @@ def dataset_json(app: Sphinx, entry: Entry, base: str) -> dict:
     }
 
 
-def catalog_json(app: Sphinx, entries: list[Entry], base: str, page: str) -> str:
+def catalog_json(app: Sphinx, entries: list[DatasetEntry], base: str, page: str) -> str:
     """The catalog as JSON text: two builds of the same sources give the same bytes."""
     document = {
         "version": JSON_VERSION,
@@ -142,7 +128,7 @@ def catalog_json(app: Sphinx, entries: list[Entry], base: str, page: str) -> str
     return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def json_signature(entries: list[Entry], base: str) -> list[str]:
+def json_signature(entries: list[DatasetEntry], base: str) -> list[str]:
     return [base, str(JSON_VERSION), *(entry.fingerprint() for entry in entries)]
 
 

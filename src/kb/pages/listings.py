@@ -10,7 +10,6 @@ listing shows the same layout; the home page's ``{latest-posts}`` list too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
 
 from docutils import nodes
@@ -21,25 +20,11 @@ from sphinx.util.docutils import SphinxDirective
 from ..core.catalog import get_catalog, has_catalog
 from ..core.freshness import Content, add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, digest
+from ..core.records import ListingPage
 from ..core.state import build_state, env_state
 from ..core.urls import root_prefix
 from .benchmarks import archive_line
 from .entries import EXTERNAL_MARK, entries_html, format_date, post_href
-
-
-@dataclass(frozen=True)
-class ListingPage:
-    """One page of one listing."""
-
-    docname: str  # this page
-    base: str  # page 1 of the listing
-    title: str
-    number: int
-    count: int  # pages in the listing
-    posts: tuple[Post, ...]
-
-    def page_docname(self, number: int) -> str:
-        return self.base if number == 1 else f"{self.base}/page/{number}"
 
 
 def paginate(base: str, title: str, posts: list[Post], size: int) -> list[ListingPage]:

@@ -9,9 +9,6 @@ event priorities. External posts' headers also say where the article lives and l
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from docutils import nodes
 from sphinx.application import Sphinx
 
@@ -19,6 +16,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import FRAGMENT, is_fragment
 from ..core.parts import render_part
 from ..core.posts import Post
+from ..core.records import PostPart
 from ..core.state import build_state
 from ..core.urls import root_prefix
 from .entries import format_date, label_links, meta_line
@@ -80,18 +78,10 @@ def skip_post_part(translator, node: post_part) -> None:
     raise nodes.SkipNode
 
 
-@dataclass(frozen=True)
-class Part:
-    slot: str  # "under-title" (after the <h1>) or "end" (after the body)
-    order: int  # within the slot, lower first
-    render: Callable[[Sphinx, Post, str], str]  # (app, post, prefix to the root) -> HTML
-    searched: bool = False  # its words are the page's for the search index (the tags)
-
-
 def add_post_part(app: Sphinx, slot: str, order: int, render, searched: bool = False) -> None:
-    """Contribute a part to every post's own page (see :class:`Part`)."""
+    """Contribute a part to every post's own page (see :class:`~kb.core.records.PostPart`)."""
     parts = build_state(app).post_parts
-    parts.append(Part(slot, order, render, searched))
+    parts.append(PostPart(slot, order, render, searched))
     parts.sort(key=lambda part: (part.slot, part.order))
 
 
