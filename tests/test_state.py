@@ -4,16 +4,24 @@
   configuration (``app.config.kb_search`` is a Sphinx setting, and fine): read with ``ast``.
 * A second build in one process starts from a fresh state: nothing of the first build's
   posts is in it, and what features register in their setup is not registered twice.
+* Per-document tables are purged and merged by collectors (kb.core.collectors), never by a
+  module connecting ``env-purge-doc`` or ``env-merge-info`` itself: a document removed between
+  two builds leaves no entry in any table of the pickled environment.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import pickle
+import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
-from sitebuild import build, copy_root
+import pytest
+from sitebuild import ROOTS, build, copy_root
 
+from kb.core.collectors import DocumentTables
 from kb.core.state import BuildState, EnvState, build_state, env_state
 
 SRC = Path(__file__).parent.parent / "src" / "kb"
@@ -151,3 +159,155 @@ def test_a_second_build_in_one_process_starts_from_a_fresh_state(make_app, tmp_p
     assert len(two.signers) == len(one.signers)
     assert len(two.page_parts) == len(one.page_parts)
     assert len(two.post_parts) == len(one.post_parts)
+
+
+# -- Per-document tables: purged and merged by collectors ---------------------------------------
+
+HAND_CONNECTED = {"env-purge-doc", "env-merge-info"}
+
+
+def _hand_connected(path: Path) -> list[str]:
+    """Where a module connects ``env-purge-doc`` or ``env-merge-info`` itself (``x.connect(
+    "env-purge-doc", ...)``), instead of declaring an ``EnvironmentCollector``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    where = path.relative_to(SRC.parent) if SRC in path.parents else path.name
+    return [
+        f"{where}:{node.lineno}: {node.args[0].value}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "connect"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value in HAND_CONNECTED
+    ]
+
+
+def test_no_module_purges_or_merges_by_hand():
+    found = [use for path in sorted(SRC.rglob("*.py")) for use in _hand_connected(path)]
+    assert found == [], (
+        "per-document data is purged and merged by an EnvironmentCollector "
+        "(kb.core.collectors.DocumentTables):\n" + "\n".join(found)
+    )
+
+
+def test_the_connect_scan_finds_what_it_looks_for(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        'app.connect("env-purge-doc", _purge)\n'
+        "app.connect('env-merge-info', _merge, priority=10)\n"
+        'app.connect("doctree-read", _read)\n'
+        'app.emit("env-purge-doc", env, docname)\n'
+        "app.add_env_collector(Collector)\n",
+        encoding="utf-8",
+    )
+    assert [use.split(": ", 1)[1] for use in _hand_connected(sample)] == [
+        "env-purge-doc",
+        "env-merge-info",
+    ]
+
+
+GONE = "posts/2025/gone"
+GONE_POST = """\
+---
+blogpost: true
+date: "2025-05-01"
+category: "Article"
+tags: ["gone"]
+author: "mira"
+description: "A post that is deleted before the second build."
+---
+
+# A post that goes
+
+Roofline measurements of matrix multiplication, linked to [the home page](../../index.md).
+
+```{latest-posts}
+:count: 2
+```
+
+```{postlist} 2
+```
+
+```{benchmark} /data/gemm.csv
+:x: m
+:y: tflops_median
+:group: dtype
+:unit: TFLOP/s
+:title: GEMM on one GPU
+```
+"""
+GONE_NOTEBOOK = "posts/2025/roofline-stored-outputs"
+
+
+def _load_environment(srcdir: Path):
+    with open(srcdir / "_build" / "doctrees" / "environment.pickle", "rb") as file:
+        return pickle.load(file)
+
+
+def test_a_removed_document_leaves_no_entry_in_any_table(make_app, tmp_path):
+    srcdir = copy_root("notebooks", tmp_path / "site")
+    (srcdir / "data").mkdir()
+    shutil.copy(ROOTS / "test-benchmark" / "data" / "gemm.csv", srcdir / "data" / "gemm.csv")
+    (srcdir / f"{GONE}.md").write_text(GONE_POST, encoding="utf-8")
+    build(make_app, srcdir)
+    state = env_state(_load_environment(srcdir))
+    # The first build put the two documents in every table this test means to look at.
+    for name in (
+        "posts",
+        "excerpts",
+        "datasets",
+        "links",
+        "latest_docs",
+        "postlist_docs",
+        "related_terms",
+        "related_signs",
+    ):
+        assert GONE in getattr(state, name), name
+    assert GONE_NOTEBOOK in state.notebooks and GONE_NOTEBOOK in state.posts
+
+    (srcdir / f"{GONE}.md").unlink()
+    (srcdir / f"{GONE_NOTEBOOK}.ipynb").unlink()
+    build(make_app, srcdir)
+    state = env_state(_load_environment(srcdir))
+    assert "posts/2025/gemm-roofline" in state.posts  # the environment kept the others
+    for field in dataclasses.fields(EnvState):
+        value = getattr(state, field.name)
+        for docname in (GONE, GONE_NOTEBOOK):
+            assert not _mentions(value, docname), (field.name, docname)
+
+
+def _environment(**tables) -> SimpleNamespace:
+    """A stand-in for Sphinx's environment that holds an EnvState with these tables."""
+    env = SimpleNamespace()
+    state = env_state(env)
+    for name, value in tables.items():
+        setattr(state, name, value)
+    return env
+
+
+def test_a_collector_purges_and_merges_the_tables_it_names():
+    class Sample(DocumentTables):
+        purged = ("posts", "excerpts", "latest_docs")
+        merged = ("posts", "latest_docs")  # excerpts: made after the merge
+
+    mine = _environment(
+        posts={"a": "old a", "b": "b"}, excerpts={"a": "<p>a</p>"}, latest_docs={"a", "b"}
+    )
+    theirs = _environment(
+        posts={"a": "new a", "c": "stale c"}, excerpts={"a": "worker's"}, latest_docs={"a", "c"}
+    )
+    Sample().merge_other(None, mine, {"a", "d"}, theirs)
+    state = env_state(mine)
+    assert state.posts == {"a": "new a", "b": "b"}
+    assert state.excerpts == {"a": "<p>a</p>"}
+    assert state.latest_docs == {"a", "b"}
+    Sample().clear_doc(None, mine, "a")
+    assert (state.posts, state.excerpts, state.latest_docs) == ({"b": "b"}, {}, {"b"})
+
+
+def test_a_collector_names_only_tables_the_state_declares():
+    with pytest.raises(TypeError, match="no EnvState table postz"):
+
+        class Misspelt(DocumentTables):
+            purged = ("postz",)

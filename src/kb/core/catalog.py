@@ -21,6 +21,7 @@ from ..checks.dates import text_day
 from ..checks.slugs import join, slugify
 from ..upstream.docutils import detach
 from . import ablog
+from .collectors import DocumentTables
 from .drafts import publish_cutoff
 from .fragments import EXCERPT_PARTS, render_excerpt
 from .html import reader_text
@@ -103,17 +104,14 @@ def _site_path(image: nodes.image | None) -> str:
     return "/" + image["uri"] if image is not None else ""
 
 
-def _purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    state = env_state(env)
-    state.posts.pop(docname, None)
-    state.excerpts.pop(docname, None)
+class PostSourceCollector(DocumentTables):
+    """Each post's source (written at ``doctree-read``, priority 600, after ablog's handler:
+    not in ``process_doc``, which runs at 500) and its rendered excerpt."""
 
-
-def _merge_info(app: Sphinx, env: BuildEnvironment, docnames, other: BuildEnvironment) -> None:
-    mine, theirs = env_state(env).posts, env_state(other).posts
-    for docname in docnames:
-        if docname in theirs:
-            mine[docname] = theirs[docname]
+    purged = ("posts", "excerpts")
+    # Excerpts are not merged: they are rendered at env-updated, after the merge, from the
+    # merged sources; a worker never renders one.
+    merged = ("posts",)
 
 
 # -- Building the catalog --------------------------------------------------------------------
@@ -288,8 +286,8 @@ def _env_updated(app: Sphinx, env: BuildEnvironment):
 #
 # The catalog and what outputs derive from it live on the application, not in the environment:
 # they are made again by every build, so pickling them with the environment would only cost
-# time, and only what is read from sources (env_state(env).posts, with purge and merge handlers)
-# must survive between builds.
+# time, and only what is read from sources (env_state(env).posts, purged and merged by its
+# collector) must survive between builds.
 
 
 def get_catalog(app: Sphinx) -> Catalog:
@@ -307,6 +305,5 @@ def setup_catalog(app: Sphinx) -> None:
     app.add_event("kb-catalog-built")
     # After ablog's own doctree-read handler (priority 500) has registered the post.
     app.connect("doctree-read", _doctree_read, priority=600)
-    app.connect("env-purge-doc", _purge_doc)
-    app.connect("env-merge-info", _merge_info)
+    app.add_env_collector(PostSourceCollector)
     app.connect("env-updated", _env_updated, priority=400)

@@ -4,8 +4,8 @@ The ``benchmark`` directive (kb.benchmark) reads a post's CSV files while the po
 leaves one :class:`Dataset` per file it shows, with the facts a reader compares across posts:
 GPU, data type, when it was measured, software, the best value and its share of the GPU's
 peak, where to download the data, and the command that produced it. They live in the
-environment per document (``env_state(env).datasets``, with purge and merge handlers, so parallel
-reads are safe), like :mod:`kb.core.catalog`'s post sources. Outputs read them through
+environment per document (``env_state(env).datasets``, purged and merged by a collector, so
+parallel reads are safe), like :mod:`kb.core.catalog`'s post sources. Outputs read them through
 :func:`datasets_of` and :func:`find`; a figure that compares with another post's dataset
 names it as ``<docname>#<name>``.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from .collectors import DocumentTables
 from .records import Dataset as Dataset
 from .records import DocumentDatasets, Reference
 from .records import Series as Series
@@ -56,17 +57,11 @@ def find(env: BuildEnvironment, key: str) -> Dataset | None:
     return next((d for d in datasets_of(env, docname) if d.name == name), None)
 
 
-def _purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    _store(env).pop(docname, None)
+class DatasetCollector(DocumentTables):
+    """A document's datasets, written by the ``benchmark`` directive (:func:`record`)."""
 
-
-def _merge_info(app: Sphinx, env: BuildEnvironment, docnames, other) -> None:
-    theirs = _store(other)
-    for docname in docnames:
-        if docname in theirs:
-            _store(env)[docname] = theirs[docname]
+    purged = ("datasets",)
 
 
 def setup_datasets(app: Sphinx) -> None:
-    app.connect("env-purge-doc", _purge_doc)
-    app.connect("env-merge-info", _merge_info)
+    app.add_env_collector(DatasetCollector)

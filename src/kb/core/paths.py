@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 
 from docutils.utils import DependencyList
+from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import logging
 
 from ..checks import bounded
@@ -38,6 +39,7 @@ from ..checks.bounded import Refusal as Refusal
 from ..checks.namedfiles import IMAGE_SUFFIXES as IMAGE_SUFFIXES  # the rule's, for its places
 from ..checks.namedfiles import message, missing, named, refusal
 from ..checks.sanitize import shorten as shorten  # the rule's, for messages of its places
+from .collectors import forget, take_over
 
 logger = logging.getLogger(__name__)
 
@@ -143,9 +145,7 @@ def setup_read_again(app) -> None:
     """Sphinx reads a document again only when it changes, and only a read reports its
     warnings: without this, the second build after a refusal would pass with no warning."""
     app.connect("env-before-read-docs", _before_read)
-    app.connect("env-get-outdated", _outdated)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    app.add_env_collector(ReadAgainCollector)
 
 
 def _before_read(app, env, docnames) -> None:
@@ -153,16 +153,21 @@ def _before_read(app, env, docnames) -> None:
         setattr(env, READ_AGAIN, set())
 
 
-def _outdated(app, env, added, changed, removed) -> list[str]:
-    return sorted(getattr(env, READ_AGAIN, set()) - set(removed))
+class ReadAgainCollector(EnvironmentCollector):
+    """The documents to read again (:func:`read_again`): forgotten with a document, merged
+    from a parallel reader, and handed to Sphinx as outdated."""
 
+    def get_outdated_docs(self, app, env, added, changed, removed) -> list[str]:
+        return sorted(getattr(env, READ_AGAIN, set()) - set(removed))
 
-def _purge(app, env, docname: str) -> None:
-    getattr(env, READ_AGAIN, set()).discard(docname)
+    def clear_doc(self, app, env, docname: str) -> None:
+        forget(getattr(env, READ_AGAIN, set()), docname)
 
+    def merge_other(self, app, env, docnames, other) -> None:
+        take_over(getattr(env, READ_AGAIN), getattr(other, READ_AGAIN, set()), docnames)
 
-def _merge(app, env, docnames, other) -> None:
-    getattr(env, READ_AGAIN).update(getattr(other, READ_AGAIN, set()) & set(docnames))
+    def process_doc(self, app, doctree) -> None:
+        """Nothing: :func:`read_again` notes a document while it is read."""
 
 
 # -- Markdown's {include}: judged before MyST reads the file ---------------------------------

@@ -8,8 +8,8 @@ Two objects, each one attribute of an object Sphinx owns:
   of each field says which), as it was when these were attributes of the application.
 * :class:`EnvState` in Sphinx's environment (``env_state(env)``): what is read from sources
   and must survive between builds, pickled with the environment. Each table is per document;
-  the module named in its comment removes a document's entry at ``env-purge-doc`` (or its
-  collector's ``clear_doc``) and copies it from a parallel reader at ``env-merge-info``.
+  a collector (:mod:`.collectors`) in the module named in its comment removes a document's
+  entry (``clear_doc``) and copies it from a parallel reader (``merge_other``).
 
 :func:`build_state` and :func:`env_state` are the only way modules reach them; nothing hangs
 undeclared attributes on the application, the environment or the builder

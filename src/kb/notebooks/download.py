@@ -19,6 +19,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.osutil import relative_uri
 
+from ..core.collectors import DocumentTables
 from ..core.fileio import write_if_changed
 from ..core.fragments import is_fragment
 from ..core.records import NotebookRecord
@@ -114,15 +115,10 @@ def _page_context(app: Sphinx, pagename: str, templatename, context, doctree) ->
         app.add_css_file(STYLESHEET)
 
 
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    notebooks(env).pop(docname, None)
+class NotebookCollector(DocumentTables):
+    """The notebook posts, as read (recorded by the parser: :func:`add_download`)."""
 
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames, other: BuildEnvironment) -> None:
-    theirs = notebooks(other)
-    for docname in docnames:
-        if docname in theirs:
-            notebooks(env)[docname] = theirs[docname]
+    purged = ("notebooks",)
 
 
 def setup_download(app: Sphinx) -> None:
@@ -137,5 +133,4 @@ def setup_download(app: Sphinx) -> None:
     )
     app.connect("html-collect-pages", _write_downloads)
     app.connect("html-page-context", _page_context)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    app.add_env_collector(NotebookCollector)

@@ -14,19 +14,17 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
+from ..core.collectors import DocumentTables
 from .state import NOTEBOOK_FILETYPE, flawed
 
 
-def _outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
-    return sorted(flawed(env) - set(removed))
+class FlawedNotebooks(DocumentTables):
+    """The notebooks whose reading warned (noted by the parser), read again on every build."""
 
+    purged = ("flawed_notebooks",)
 
-def _purge(app: Sphinx, env, docname: str) -> None:
-    flawed(env).discard(docname)
-
-
-def _merge(app: Sphinx, env, docnames, other) -> None:
-    flawed(env).update(flawed(other) & set(docnames))
+    def get_outdated_docs(self, app: Sphinx, env, added, changed, removed) -> list[str]:
+        return sorted(flawed(env) - set(removed))
 
 
 def setup_parser(app: Sphinx) -> None:
@@ -34,9 +32,7 @@ def setup_parser(app: Sphinx) -> None:
     # it); a build has already loaded it.
     from .sourceparser import NotebookParser
 
-    app.connect("env-get-outdated", _outdated)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    app.add_env_collector(FlawedNotebooks)
     app.add_source_suffix(".ipynb", NOTEBOOK_FILETYPE)
     # Replaces MyST-Parser's parser of "markdown" (it is the same parser for Markdown).
     app.add_source_parser(NotebookParser, override=True)

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from collections.abc import Set
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
+from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.errors import ConfigError, ExtensionError
 
 from ..core import paths
+from ..core.collectors import forget, take_over
 
 #: MyST-NB settings kb does not offer: notebooks in other text formats need parsers of their
 #: own (an unknown setting is reported by Sphinx rather than ignored); the metadata key of a
@@ -70,22 +74,25 @@ def _make_config(app: Sphinx) -> None:
     )
 
 
-# MyST-NB keeps per-notebook data (execution reports) in env.nb_metadata; its collector is
-# part of the module kb imports lazily, so kb keeps that data in step with the documents.
+class NotebookMetadataCollector(EnvironmentCollector):
+    """MyST-NB keeps per-notebook data (execution reports) in ``env.nb_metadata``; its
+    collector is part of the module kb imports lazily, so kb keeps that data in step with the
+    documents."""
 
+    def clear_doc(self, app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+        forget(getattr(env, "nb_metadata", {}), docname)
 
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    getattr(env, "nb_metadata", {}).pop(docname, None)
+    def merge_other(
+        self, app: Sphinx, env: BuildEnvironment, docnames: Set[str], other: BuildEnvironment
+    ) -> None:
+        theirs = getattr(other, "nb_metadata", {})
+        ours = getattr(env, "nb_metadata", None)
+        if ours is None:  # MyST-NB's own attribute of the environment, undeclared by Sphinx
+            ours = env.nb_metadata = defaultdict(dict)  # type: ignore[attr-defined]
+        take_over(ours, theirs, docnames)
 
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames, other: BuildEnvironment) -> None:
-    theirs = getattr(other, "nb_metadata", {})
-    ours = getattr(env, "nb_metadata", None)
-    if ours is None:  # MyST-NB's own attribute of the environment, undeclared in Sphinx's types
-        ours = env.nb_metadata = defaultdict(dict)  # type: ignore[attr-defined]
-    for docname in docnames:
-        if docname in theirs:
-            ours[docname] = theirs[docname]
+    def process_doc(self, app: Sphinx, doctree: nodes.document) -> None:
+        """Nothing: MyST-NB writes it while the notebook is read."""
 
 
 def setup_settings(app: Sphinx) -> None:
@@ -99,5 +106,4 @@ def setup_settings(app: Sphinx) -> None:
         app.add_config_value(f"nb_{name}", default, "env", Any)
     app.connect("config-inited", _exclude_checkpoints)
     app.connect("builder-inited", _make_config)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    app.add_env_collector(NotebookMetadataCollector)

@@ -18,6 +18,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from ..core.catalog import get_catalog, has_catalog
+from ..core.collectors import DocumentTables
 from ..core.freshness import Content, add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, digest
 from ..core.records import ListingPage
@@ -237,18 +238,15 @@ def _latest_posts_signer(app: Sphinx, docname: str) -> str:
     return digest([p.fingerprint() for p in get_catalog(app).posts])
 
 
-def _purge_doc(app: Sphinx, env, docname: str) -> None:
-    env_state(env).latest_docs.discard(docname)
+class LatestPostsCollector(DocumentTables):
+    """The documents with a ``latest-posts`` list (noted by the directive)."""
 
-
-def _merge_info(app: Sphinx, env, docnames, other) -> None:
-    env_state(env).latest_docs.update(env_state(other).latest_docs & set(docnames))
+    purged = ("latest_docs",)
 
 
 def setup_listings(app: Sphinx) -> None:
     add_signer(app, _latest_posts_signer)
-    app.connect("env-purge-doc", _purge_doc)
-    app.connect("env-merge-info", _merge_info)
+    app.add_env_collector(LatestPostsCollector)
     app.add_node(latest_posts, html=(visit_latest_posts, None))
     app.add_directive("latest-posts", LatestPostsDirective)
     app.connect("doctree-resolved", _fill_latest_posts)

@@ -45,6 +45,7 @@ from sphinx.util import logging
 
 from ..core import ablog
 from ..core.catalog import get_catalog, has_catalog
+from ..core.collectors import DocumentTables
 from ..core.fragments import is_fragment
 from ..core.freshness import add_signer
 from ..core.posts import Catalog, Label, Post, digest
@@ -254,12 +255,11 @@ def _signer(app: Sphinx, docname: str) -> str:
     return digest([post.fingerprint() for post in get_catalog(app).posts])
 
 
-def _purge_doc(app: Sphinx, env, docname: str) -> None:
-    env_state(env).postlist_docs.discard(docname)
+class PostlistCollector(DocumentTables):
+    """The documents with ablog's ``postlist`` (noted at ``doctree-read``, priority 600, after
+    ablog's handler: not in ``process_doc``, which runs at 500)."""
 
-
-def _merge_info(app: Sphinx, env, docnames, other) -> None:
-    env_state(env).postlist_docs.update(env_state(other).postlist_docs & set(docnames))
+    purged = ("postlist_docs",)
 
 
 def setup_postlist(app: Sphinx) -> None:
@@ -276,6 +276,5 @@ def setup_postlist(app: Sphinx) -> None:
     # would resolve copies of excerpts one by one (see the module's doc).
     app.connect("doctree-read", _doctree_read, priority=600)
     app.connect("doctree-resolved", _doctree_resolved, priority=400)
-    app.connect("env-purge-doc", _purge_doc)
-    app.connect("env-merge-info", _merge_info)
+    app.add_env_collector(PostlistCollector)
     add_signer(app, _signer)

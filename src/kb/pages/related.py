@@ -28,6 +28,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
+from ..core.collectors import DocumentTables
 from ..core.fileio import write_atomically
 from ..core.freshness import PagePart, add_page_part
 from ..core.parts import markers, render_part
@@ -68,30 +69,29 @@ def top_terms(text: str, kept: int = TERMS_KEPT) -> tuple[tuple[str, int], ...]:
 # -- Reading ------------------------------------------------------------------------------------
 
 
-def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
-    env = app.env
-    state = env_state(env)
-    terms = state.related_terms[env.docname] = top_terms(doctree.astext())
-    state.related_signs[env.docname] = _terms_sign(terms)
+class TermsCollector(DocumentTables):
+    """Each document's most frequent words and their signature, read at ``doctree-read``."""
+
+    purged = ("related_terms", "related_signs")
+
+    def process_doc(self, app: Sphinx, doctree: nodes.document) -> None:
+        env = app.env
+        state = env_state(env)
+        terms = state.related_terms[env.docname] = top_terms(doctree.astext())
+        state.related_signs[env.docname] = _terms_sign(terms)
+
+    def merge_other(self, app, env, docnames, other) -> None:
+        # The signatures are made again from the merged terms, not copied.
+        mine, theirs = env_state(env), env_state(other).related_terms
+        for docname in docnames:
+            if docname in theirs:
+                mine.related_terms[docname] = theirs[docname]
+                mine.related_signs[docname] = _terms_sign(theirs[docname])
 
 
 def _terms_sign(terms: tuple[tuple[str, int], ...]) -> str:
     # Kept beside the terms: signing every post's terms on every build took 0.3 s at 10,000.
     return digest([repr(terms)])
-
-
-def _purge_doc(app: Sphinx, env, docname: str) -> None:
-    state = env_state(env)
-    state.related_terms.pop(docname, None)
-    state.related_signs.pop(docname, None)
-
-
-def _merge_info(app: Sphinx, env, docnames, other) -> None:
-    mine, theirs = env_state(env), env_state(other).related_terms
-    for docname in docnames:
-        if docname in theirs:
-            mine.related_terms[docname] = theirs[docname]
-            mine.related_signs[docname] = _terms_sign(theirs[docname])
 
 
 # -- Ranking ------------------------------------------------------------------------------------
@@ -363,9 +363,7 @@ def related_of(app: Sphinx, docname: str) -> list[Post]:
 
 
 def setup_related(app: Sphinx) -> None:
-    app.connect("doctree-read", _doctree_read)
-    app.connect("env-purge-doc", _purge_doc)
-    app.connect("env-merge-info", _merge_info)
+    app.add_env_collector(TermsCollector)
     app.connect("kb-catalog-built", _catalog_built)
     add_page_part(app, PagePart("related", *MARKERS, _signer, _list_html))
     add_post_part(app, "end", 5, _related_part)  # before the cite block (10)
