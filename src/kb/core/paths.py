@@ -30,7 +30,6 @@ import re
 from pathlib import Path
 
 from docutils.utils import DependencyList
-from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import logging
 
 from ..checks import bounded
@@ -39,7 +38,8 @@ from ..checks.bounded import Refusal as Refusal
 from ..checks.namedfiles import IMAGE_SUFFIXES as IMAGE_SUFFIXES  # the rule's, for its places
 from ..checks.namedfiles import message, missing, named, refusal
 from ..checks.sanitize import shorten as shorten  # the rule's, for messages of its places
-from .collectors import forget, take_over
+from .collectors import DocumentTables
+from .state import env_state
 
 logger = logging.getLogger(__name__)
 
@@ -133,41 +133,26 @@ def check(
 
 # -- Documents with a refusal are read again on every build ----------------------------------
 
-READ_AGAIN = "kb_read_again"
-
 
 def read_again(env) -> None:
     """Read the document being read again on every build, until it refuses nothing."""
-    getattr(env, READ_AGAIN).add(env.docname)
+    env_state(env).read_again.add(env.docname)
 
 
 def setup_read_again(app) -> None:
     """Sphinx reads a document again only when it changes, and only a read reports its
     warnings: without this, the second build after a refusal would pass with no warning."""
-    app.connect("env-before-read-docs", _before_read)
     app.add_env_collector(ReadAgainCollector)
 
 
-def _before_read(app, env, docnames) -> None:
-    if not hasattr(env, READ_AGAIN):
-        setattr(env, READ_AGAIN, set())
-
-
-class ReadAgainCollector(EnvironmentCollector):
+class ReadAgainCollector(DocumentTables):
     """The documents to read again (:func:`read_again`): forgotten with a document, merged
     from a parallel reader, and handed to Sphinx as outdated."""
 
+    purged = ("read_again",)
+
     def get_outdated_docs(self, app, env, added, changed, removed) -> list[str]:
-        return sorted(getattr(env, READ_AGAIN, set()) - set(removed))
-
-    def clear_doc(self, app, env, docname: str) -> None:
-        forget(getattr(env, READ_AGAIN, set()), docname)
-
-    def merge_other(self, app, env, docnames, other) -> None:
-        take_over(getattr(env, READ_AGAIN), getattr(other, READ_AGAIN, set()), docnames)
-
-    def process_doc(self, app, doctree) -> None:
-        """Nothing: :func:`read_again` notes a document while it is read."""
+        return sorted(env_state(env).read_again - set(removed))
 
 
 # -- Markdown's {include}: judged before MyST reads the file ---------------------------------

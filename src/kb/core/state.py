@@ -190,6 +190,9 @@ class EnvState:
     notebooks: dict[str, NotebookRecord] = field(default_factory=dict)
     # notebooks.parser: notebooks whose reading warned (purged, merged); read again each build.
     flawed_notebooks: set[str] = field(default_factory=set)
+    # core.paths.read_again while a document is read: a file it names was refused (purged,
+    # merged); read again on every build, so the warning stays until it is fixed.
+    read_again: set[str] = field(default_factory=set)
     # pages.postlist at doctree-read: documents with ablog's postlist (purged, merged).
     postlist_docs: set[str] = field(default_factory=set)
     # pages.listings' latest-posts directive (purged, merged); its signer.
