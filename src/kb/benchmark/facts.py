@@ -17,7 +17,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from ..core import datasets
+from ..core import datasets, events
 from ..core.datasets import Dataset, Reference, Series
 from . import labels
 from . import plan as plan_module
@@ -215,4 +215,4 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 
 def setup_facts(app: Sphinx) -> None:
     # After Sphinx's download collector (500) has named the published copies.
-    app.connect("doctree-read", _doctree_read, priority=600)
+    app.connect("doctree-read", _doctree_read, priority=events.READ_POST_RECORDS)

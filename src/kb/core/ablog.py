@@ -26,6 +26,7 @@ from sphinx.errors import ExtensionError
 from ..upstream.ablog import reset_blog_state
 from ..upstream.docutils import detach
 from ..upstream.sphinx import listeners
+from . import events
 
 
 def matched_posts(config) -> tuple[str, ...]:
@@ -203,7 +204,7 @@ def setup_ablog_adapter(app: Sphinx) -> None:
     app.connect("config-inited", _fresh_blog_state)
     app.connect("builder-inited", _disconnect_ablog_writers)
     # After ablog's own doctree-read handler (priority 500) has stored the post.
-    app.connect("doctree-read", _slim_posts, priority=550)
+    app.connect("doctree-read", _slim_posts, priority=events.AFTER_ABLOG_STORED)
 
 
 def postlist_directives(doctree: nodes.Element) -> list[nodes.Element]:

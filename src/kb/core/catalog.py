@@ -20,7 +20,7 @@ from sphinx.environment import BuildEnvironment
 from ..checks.dates import text_day
 from ..checks.slugs import join, slugify
 from ..upstream.docutils import detach
-from . import ablog
+from . import ablog, events
 from .collectors import DocumentTables
 from .drafts import publish_cutoff
 from .fragments import EXCERPT_PARTS, render_excerpt
@@ -304,6 +304,6 @@ def has_catalog(app: Sphinx) -> bool:
 def setup_catalog(app: Sphinx) -> None:
     app.add_event("kb-catalog-built")
     # After ablog's own doctree-read handler (priority 500) has registered the post.
-    app.connect("doctree-read", _doctree_read, priority=600)
+    app.connect("doctree-read", _doctree_read, priority=events.READ_POST_RECORDS)
     app.add_env_collector(PostSourceCollector)
-    app.connect("env-updated", _env_updated, priority=400)
+    app.connect("env-updated", _env_updated, priority=events.BUILD_CATALOG)

@@ -27,6 +27,7 @@ import gc
 
 from sphinx.application import Sphinx
 
+from . import events
 from .state import build_state
 
 #: Whether the last build in this process ended with its objects frozen.
@@ -59,7 +60,7 @@ def _build_finished(app: Sphinx, exception) -> None:
 def setup_collector(app: Sphinx) -> None:
     # config-inited is the last event before Sphinx unpickles the environment and
     # builder-inited the first after it (Sphinx.__init__: _init_env, then _init_builder).
-    app.connect("config-inited", _before_environment_loads, priority=0)
-    app.connect("builder-inited", _after_environment_loaded, priority=0)
+    app.connect("config-inited", _before_environment_loads, priority=events.COLLECTOR_PAUSE)
+    app.connect("builder-inited", _after_environment_loaded, priority=events.ENVIRONMENT_LOADED)
     # Last of all build-finished handlers: the pages, feeds and search index are written.
-    app.connect("build-finished", _build_finished, priority=1000)
+    app.connect("build-finished", _build_finished, priority=events.FREEZE_LEFTOVERS)

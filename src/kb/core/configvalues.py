@@ -23,6 +23,8 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
+from . import events
+
 #: The priority Sphinx's HTML builder gives a project's CSS file that names none.
 CSS_PRIORITY = 800
 
@@ -57,5 +59,5 @@ def _builder_inited(app: Sphinx) -> None:
 
 
 def setup_configvalues(app: Sphinx) -> None:
-    app.connect("config-inited", _config_inited, priority=900)
-    app.connect("builder-inited", _builder_inited, priority=900)
+    app.connect("config-inited", _config_inited, priority=events.AFTER_LEAVING_OUT)
+    app.connect("builder-inited", _builder_inited, priority=events.AFTER_EXTENSIONS_INITED)

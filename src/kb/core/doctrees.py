@@ -16,6 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..upstream.sphinx import doctrees_waiting_to_be_written
+from . import events
 from .state import build_state
 
 
@@ -37,5 +38,5 @@ def _env_updated(app: Sphinx, env) -> None:
 
 
 def setup_doctrees(app: Sphinx) -> None:
-    app.connect("doctree-read", _doctree_read, priority=999)
-    app.connect("env-updated", _env_updated, priority=0)
+    app.connect("doctree-read", _doctree_read, priority=events.LAST_TO_READ_DOCTREE)
+    app.connect("env-updated", _env_updated, priority=events.BEFORE_DOCTREES_LOADED)

@@ -28,6 +28,7 @@ from sphinx.util import logging
 
 from ..checks.dates import ABLOG_DATE_FORMAT
 from ..checks.schedule import UNDATED, file_day, today
+from . import events
 from .finding import leave_out
 from .state import build_state
 
@@ -71,4 +72,4 @@ def _find_drafts(app: Sphinx, config) -> None:
 
 def setup_drafts(app: Sphinx) -> None:
     # Before ablog's own config-inited handler (500) matches blog_post_pattern to files.
-    app.connect("config-inited", _find_drafts, priority=400)
+    app.connect("config-inited", _find_drafts, priority=events.FIND_DRAFTS)

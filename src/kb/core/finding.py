@@ -29,7 +29,7 @@ from ..checks.messages import say
 from ..checks.sitechecks import DOC_SUFFIXES
 from ..checks.sourcefiles import excluded_by, unsafe_sources
 from ..upstream.sphinx import has_saved_environment
-from . import ablog
+from . import ablog, events
 from .state import build_state
 
 logger = logging.getLogger(__name__)
@@ -188,12 +188,12 @@ def setup_finding(app: Sphinx) -> None:
     # Before anything reads a post: the drafts (400) read each post's date, ablog (500)
     # matches the posts, and a build with no saved environment walks the source folder
     # (900, below).
-    app.connect("config-inited", _leave_out_unsafe, priority=300)
+    app.connect("config-inited", _leave_out_unsafe, priority=events.LEAVE_OUT_UNSAFE)
     # After ablog (500) has matched the posts: the files of a post's own folder.
-    app.connect("config-inited", _leave_out_companions, priority=600)
+    app.connect("config-inited", _leave_out_companions, priority=events.LEAVE_OUT_COMPANIONS)
     # After every config-inited handler that leaves files out (drafts: 400, validation: 500).
-    app.connect("config-inited", _config_inited, priority=900)
+    app.connect("config-inited", _config_inited, priority=events.AFTER_LEAVING_OUT)
     # Sphinx finds the files after builder-inited; the first env-get-outdated handler runs
     # right after, before any handler that might look at the setting.
     app.connect("builder-inited", _builder_inited)
-    app.connect("env-get-outdated", _files_found, priority=0)
+    app.connect("env-get-outdated", _files_found, priority=events.FILES_FOUND)

@@ -30,6 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..upstream.sphinx import configuration_changed, html_settings_hashes, newest_template_mtime
+from . import events
 from .fileio import BackgroundWrites, crash_point, crashing
 from .journal import Journal, remove_partial_files
 from .posts import digest
@@ -398,11 +399,11 @@ def _damaged_doctrees(env, docnames) -> list[str]:
 def setup_freshness(app: Sphinx) -> None:
     # The signers and page parts outputs add in their setup are in the build state (made
     # empty by kb's setup(), before this).
-    app.connect("builder-inited", _builder_inited, priority=100)
+    app.connect("builder-inited", _builder_inited, priority=events.READ_SETTINGS)
     # Last: after every handler that adds documents to read.
-    app.connect("env-before-read-docs", _before_read, priority=999)
+    app.connect("env-before-read-docs", _before_read, priority=events.LAST_TO_ADD_READS)
     # After the catalog (400) and the modules that derive data from it (kb-catalog-built).
-    app.connect("env-updated", _env_updated, priority=700)
+    app.connect("env-updated", _env_updated, priority=events.SIGN_PAGES)
     app.connect("build-finished", _build_finished)
     if crashing():  # tests/hostile: a build stopped while it reads
         app.connect("doctree-read", lambda app, doctree: crash_point("read"))

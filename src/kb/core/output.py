@@ -25,6 +25,7 @@ from sphinx.builders.dirhtml import DirectoryHTMLBuilder
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util import logging
 
+from . import events
 from .fileio import crash_point
 from .state import BuildState, build_state
 
@@ -149,5 +150,5 @@ def setup_output(app: Sphinx) -> None:
     app.add_builder(WholePageHTMLBuilder, override=True)
     app.add_builder(WholePageDirectoryHTMLBuilder, override=True)
     # First of all handlers, before the environment is loaded; released last.
-    app.connect("config-inited", _config_inited, priority=1)
-    app.connect("build-finished", _build_finished, priority=999)
+    app.connect("config-inited", _config_inited, priority=events.LOCK_FOLDERS)
+    app.connect("build-finished", _build_finished, priority=events.RELEASE_FOLDERS)

@@ -29,6 +29,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..config import KbConfig, read_config
+from . import events
 from .fileio import BackgroundWrites
 from .journal import Journal
 from .posts import Catalog, Post
@@ -232,5 +233,5 @@ def setup_state(app: Sphinx) -> None:
     """Give the application a fresh build state; call first in kb's ``setup()``."""
     setattr(app, _ATTRIBUTE, BuildState())
     # Settings are checked once the configuration is final (a ConfigError stops the build).
-    app.connect("builder-inited", _read_settings, priority=100)
-    app.connect("builder-inited", _environment_ready, priority=0)
+    app.connect("builder-inited", _read_settings, priority=events.READ_SETTINGS)
+    app.connect("builder-inited", _environment_ready, priority=events.ENVIRONMENT_LOADED)

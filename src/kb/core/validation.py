@@ -48,7 +48,7 @@ from ..checks.frontmatter import (
 from ..checks.notebook import check_source
 from ..checks.postforms import fields_as_text
 from ..checks.sitechecks import DOC_SUFFIXES, check_site, link_docname, unicode_names
-from . import ablog
+from . import ablog, events
 from .catalog import source
 from .finding import leave_out
 from .state import build_state, env_state
@@ -360,9 +360,9 @@ def setup_validation(app: Sphinx) -> None:
     app.add_transform(QuietEmptyPostFields)
     app.add_post_transform(ReportedLinksAsText)
     app.connect("env-get-outdated", _env_get_outdated)
-    app.connect("config-inited", _leave_out_unfindable)
+    app.connect("config-inited", _leave_out_unfindable, priority=events.LEAVE_OUT_UNFINDABLE)
     app.connect("env-before-read-docs", _before_read)
     app.connect("source-read", _quiet_unreadable_front_matter)
     app.connect("source-read", _rst_fields_as_text)
     # Before the catalog is built from the posts (priority 400).
-    app.connect("env-updated", _check_across_posts, priority=300)
+    app.connect("env-updated", _check_across_posts, priority=events.CHECK_ACROSS_POSTS)

@@ -33,7 +33,7 @@ from sphinx.util.osutil import relative_uri
 from ..checks.namedfiles import html_file
 from ..checks.rawhtml import Policy, describe, host_of, problems, remote_image_message, sanitize
 from ..checks.sanitize import SANITIZED, local_files
-from ..core import paths
+from ..core import events, paths
 from ..core.paths import read_again
 from ..core.state import build_state
 from ..core.urls import site_url
@@ -147,5 +147,5 @@ def _attr(value: str) -> str:
 def setup_rawhtml(app: Sphinx) -> None:
     # Before ablog (500) and the catalog (600) keep the post's excerpt; before Sphinx's image
     # collector (500), which clears a document's images when it is read again.
-    app.connect("doctree-read", _doctree_read, priority=400)
+    app.connect("doctree-read", _doctree_read, priority=events.RAW_HTML)
     app.connect("doctree-resolved", _point_at_copies)

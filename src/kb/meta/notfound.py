@@ -15,6 +15,7 @@ from html import escape
 
 from sphinx.application import Sphinx
 
+from ..core import events
 from ..core.urls import relocate_links
 
 #: A search box in the page itself: a phone shows no sidebar, so "the box in the sidebar"
@@ -47,4 +48,4 @@ def _notfound_page_context(app: Sphinx, pagename, templatename, context, doctree
 def setup_notfound(app: Sphinx) -> None:
     # After furo (500) has computed its navigation tree and kb.pages.sidebars (500) has set
     # the page's sidebar.
-    app.connect("html-page-context", _notfound_page_context, priority=600)
+    app.connect("html-page-context", _notfound_page_context, priority=events.AFTER_PAGE_CONTEXT)

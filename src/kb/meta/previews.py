@@ -22,7 +22,7 @@ from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..core import paths
+from ..core import events, paths
 from ..core.catalog import get_catalog, has_catalog
 from ..core.html import reader_text
 from ..core.posts import Catalog, Post
@@ -264,6 +264,6 @@ def _build_finished(app: Sphinx, exception) -> None:
 def setup_previews(app: Sphinx) -> None:
     app.connect("kb-catalog-built", _catalog_built)
     # After kb.pages (500) have set the title of an archive page.
-    app.connect("html-page-context", _social_page_context, priority=600)
+    app.connect("html-page-context", _social_page_context, priority=events.AFTER_PAGE_CONTEXT)
     app.connect("html-page-context", _drop_docutils_viewport)
     app.connect("build-finished", _build_finished)

@@ -17,7 +17,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.osutil import relative_uri
 
-from ..core import ablog
+from ..core import ablog, events
 from ..core.catalog import get_catalog, has_catalog
 from ..core.state import build_state
 from ..core.urls import site_url
@@ -77,4 +77,4 @@ def _missing_reference(app: Sphinx, env, node: nodes.Element, contnode: nodes.El
 
 def setup_ablogrefs(app: Sphinx) -> None:
     # Before ablog's own handler (500), which answers for every label of its own.
-    app.connect("missing-reference", _missing_reference, priority=400)
+    app.connect("missing-reference", _missing_reference, priority=events.ABLOG_LABELS)

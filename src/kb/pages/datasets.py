@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 
 from sphinx.application import Sphinx
 
-from ..core import datasets
+from ..core import datasets, events
 from ..core.posts import Catalog
 from ..core.records import DatasetEntry
 from ..core.state import build_state
@@ -134,4 +134,4 @@ def json_signature(entries: list[DatasetEntry], base: str) -> list[str]:
 
 def setup_datasets(app: Sphinx) -> None:
     # Before the sidebar (500), which links the benchmarks page when there is data.
-    app.connect("kb-catalog-built", _catalog_built, priority=450)
+    app.connect("kb-catalog-built", _catalog_built, priority=events.DATASET_ENTRIES)

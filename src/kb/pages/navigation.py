@@ -18,11 +18,9 @@ import posixpath
 
 from sphinx.application import Sphinx
 
+from ..core import events
 from ..core.state import build_state
 from .evergreen import navigation
-
-#: Before furo's handler (priority 500), which asks for the tree.
-PRIORITY = 400
 
 
 def _builder_inited(app: Sphinx) -> None:
@@ -53,4 +51,4 @@ def _shared_toctree(app: Sphinx, pagename: str, templatename, context, doctree) 
 
 def setup_navigation(app: Sphinx) -> None:
     app.connect("builder-inited", _builder_inited)
-    app.connect("html-page-context", _shared_toctree, priority=PRIORITY)
+    app.connect("html-page-context", _shared_toctree, priority=events.SHARED_NAVIGATION)

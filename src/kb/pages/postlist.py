@@ -43,7 +43,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..core import ablog
+from ..core import ablog, events
 from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
 from ..core.fragments import is_fragment
@@ -274,7 +274,7 @@ def setup_postlist(app: Sphinx) -> None:
     )
     # After ablog's doctree-read handler (500); before its process_postlist (500), which
     # would resolve copies of excerpts one by one (see the module's doc).
-    app.connect("doctree-read", _doctree_read, priority=600)
-    app.connect("doctree-resolved", _doctree_resolved, priority=400)
+    app.connect("doctree-read", _doctree_read, priority=events.READ_POST_RECORDS)
+    app.connect("doctree-resolved", _doctree_resolved, priority=events.FILL_POSTLIST)
     app.add_env_collector(PostlistCollector)
     add_signer(app, _signer)

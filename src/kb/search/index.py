@@ -33,6 +33,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from ..core import events
 from ..core.output import held_descriptors
 from ..core.state import build_state
 from ..core.urls import output_path, root_prefix
@@ -164,8 +165,8 @@ def setup_search(app: Sphinx) -> None:
     app.connect("builder-inited", marking.builder_inited)
     app.connect("html-page-context", marking.html_page_context)
     # Last, when every other handler has finished the page's body.
-    app.connect("html-page-context", records.write_search_record, priority=950)
+    app.connect("html-page-context", records.write_search_record, priority=events.SEARCH_RECORD)
     # First, so that Pagefind runs while the generated pages are written.
-    app.connect("html-collect-pages", _start_indexing, priority=100)
+    app.connect("html-collect-pages", _start_indexing, priority=events.START_INDEXING)
     app.connect("html-collect-pages", marking.html_collect_pages)
     app.connect("build-finished", _build_finished)
