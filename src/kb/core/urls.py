@@ -32,8 +32,13 @@ def as_uri(url: str) -> str:
 
 
 def root_prefix(app_or_builder, pagename: str) -> str:
-    """The relative path from a page back to the site root (``../`` per level)."""
+    """The relative path from a page back to the site root (``../`` per level); for the 404
+    page, which a server shows at whatever address was missed, the site's absolute root
+    (sphinx-notfound-page's ``notfound_urls_prefix``), so that every part of it links right."""
     builder = getattr(app_or_builder, "builder", app_or_builder)
+    config = builder.config
+    if pagename == getattr(config, "notfound_pagename", None):
+        return getattr(config, "notfound_urls_prefix", None) or "/"
     return "../" * builder.get_target_uri(pagename).count("/")
 
 

@@ -2,8 +2,8 @@
 
 sphinx-notfound-page makes the theme's links absolute (``notfound_urls_prefix``: ``/``
 locally, the version's path on Read the Docs); the body it takes from ``notfound_context``
-in conf.py and our sidebar (its subscribe links too) have root-relative links, which get the
-same prefix here.
+in conf.py has root-relative links, which get the same prefix here. kb's own parts (the
+sidebar, its subscribe links) are made with that prefix already (``core.urls.root_prefix``).
 
 The page is no document, so Sphinx's toctree has nothing for it and furo's navigation tree
 is None, which its template would print as the word "None": it is left empty instead.
@@ -40,12 +40,8 @@ def _notfound_page_context(app: Sphinx, pagename, templatename, context, doctree
         if 'role="search"' not in body:
             body += SEARCH_FORM.format(action=escape(f"{prefix}search.html", quote=True))
         context["body"] = body
-    for key in ("kb_sidebar_html", "kb_subscribe_html"):  # the sidebar's parts
-        if context.get(key):
-            context[key] = relocate_links(context[key], prefix)
 
 
 def setup_notfound(app: Sphinx) -> None:
-    # After furo (500) has computed its navigation tree and kb.pages.sidebars (500) has set
-    # the page's sidebar.
+    # After furo (500) has computed its navigation tree.
     app.connect("html-page-context", _notfound_page_context, priority=events.AFTER_PAGE_CONTEXT)
