@@ -11,7 +11,7 @@ from pathlib import Path
 from helpers import soup
 from sitebuild import build, copy_root
 
-from kb.core.templatecache import CACHE_FOLDER
+from kb.incremental.templatecache import CACHE_FOLDER
 from kb.upstream.sphinx import doctrees_waiting_to_be_written
 
 

@@ -190,7 +190,7 @@ def test_deleted_post_leaves_the_index_on_the_next_build(make_app, rootdir, tmp_
 
     (srcdir / "posts" / "sync-basics.md").unlink()
     make_app("html", srcdir=srcdir).build()
-    # Its page goes (kb.core.freshness), and the index must not list it.
+    # Its page goes (kb.incremental.freshness), and the index must not list it.
     assert not (outdir / "posts" / "sync-basics.html").exists()
     assert set(fragments(outdir)) == {
         f"/{name}.html" for name in SEARCHABLE if name != "posts/sync-basics"

@@ -263,7 +263,7 @@ def test_every_function_of_upstream_has_a_check():
 
 
 def test_sphinx_keeps_the_doctrees_it_reads_for_the_writing_phase(make_app, tmp_path):
-    # kb.core.doctrees bounds this cache; test_buildcaches checks that the pages are the same.
+    # kb.incremental.doctrees bounds this cache; test_buildcaches checks the pages are the same.
     app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
     app.cleanup()
     # The environment's dict, docname -> doctree: None would mean Sphinx moved it.

@@ -17,19 +17,16 @@ from .core import (
     ablog,
     buildlog,
     catalog,
-    collector,
     configvalues,
     datasets,
-    doctrees,
     drafts,
     finding,
-    freshness,
     links,
     output,
     state,
-    templatecache,
     validation,
 )
+from .incremental import collector, doctrees, freshness, templatecache
 
 __version__ = "0.1.0"
 

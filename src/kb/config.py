@@ -76,7 +76,7 @@ class KbConfig:
     benchmarks_category: str = "Benchmarks"
     #: Related posts at the end of each post's page (kb/pages/related.py); 0 for none.
     related_posts: int = 5
-    #: Read doctrees kept in memory for the writing phase, at most (kb/core/doctrees.py); the
+    #: Read doctrees kept in memory for the writing phase, at most (kb/incremental/doctrees.py); the
     #: others are read back from disk as each page is written. Lower it if a clean build of
     #: a large site runs out of memory.
     doctrees_in_memory: int = 1000
@@ -90,7 +90,7 @@ class KbConfig:
     #: a page at the old address that sends the reader on (kb/pages/redirects.py). Read only
     #: if it exists; "" for none.
     old_addresses: str = "redirects.toml"
-    #: Reuse what earlier builds wrote (kb/core/freshness.py): pages whose inputs did not
+    #: Reuse what earlier builds wrote (kb/incremental/freshness.py): pages whose inputs did not
     #: change are kept, parts of pages are replaced in place, the search index is made again
     #: only for the shards a change touched, and converted formulas, related posts and
     #: compiled templates are kept. False reuses nothing but Sphinx's own environment: every

@@ -38,8 +38,8 @@ from sphinx.util import logging
 
 from ..core import datasets, paths
 from ..core.datasets import Dataset, Reference
-from ..core.freshness import add_signer
 from ..core.posts import digest
+from ..incremental.freshness import add_signer
 from . import charts, hardware, labels
 from .data import BenchmarkError, RefusedPath
 from .elements import benchmark, benchmark_chart, benchmark_comparison

@@ -13,7 +13,7 @@ from __future__ import annotations
 DEFAULT = 500
 
 # -- config-inited: before Sphinx unpickles the environment ------------------------------------
-#: core.collector: the cycle collector pauses while the environment loads.
+#: incremental.collector: the cycle collector pauses while the environment loads.
 COLLECTOR_PAUSE = 0
 #: core.output: the build locks its folders, before anything reads them.
 LOCK_FOLDERS = 1
@@ -31,9 +31,9 @@ LEAVE_OUT_COMPANIONS = 600
 AFTER_LEAVING_OUT = 900
 
 # -- builder-inited: the environment is loaded -------------------------------------------------
-#: core.collector: the collector resumes; core.state: the environment's state is ready.
+#: incremental.collector: the collector resumes; core.state: the environment's state is ready.
 ENVIRONMENT_LOADED = 0
-#: core.state: kb's settings read; core.freshness: the journal opened, the build's records.
+#: core.state: kb's settings read; incremental.freshness: the journal opened, the build's records.
 READ_SETTINGS = 100
 #: core.configvalues: after sphinx-copybutton has added its static folder (DEFAULT).
 AFTER_EXTENSIONS_INITED = 900
@@ -44,7 +44,7 @@ AFTER_EXTENSIONS_INITED = 900
 FILES_FOUND = 0
 
 # -- env-before-read-docs ------------------------------------------------------------------------
-#: core.freshness: last, after every handler that adds documents to read.
+#: incremental.freshness: last, after every handler that adds documents to read.
 LAST_TO_ADD_READS = 999
 
 # -- doctree-read: a document was just read ----------------------------------------------------
@@ -54,17 +54,17 @@ RAW_HTML = 400
 AFTER_ABLOG_STORED = 550
 #: core.catalog, benchmark.facts, pages.postlist: what ablog stored, read into kb's records.
 READ_POST_RECORDS = 600
-#: core.doctrees: last; the doctree may be dropped from memory.
+#: incremental.doctrees: last; the doctree may be dropped from memory.
 LAST_TO_READ_DOCTREE = 999
 
 # -- env-updated: every document is read ---------------------------------------------------------
-#: core.doctrees: before anything loads a doctree again.
+#: incremental.doctrees: before anything loads a doctree again.
 BEFORE_DOCTREES_LOADED = 0
 #: core.validation: the checks across posts, before the catalog is built from the posts.
 CHECK_ACROSS_POSTS = 300
 #: core.catalog: the catalog, then the event kb-catalog-built.
 BUILD_CATALOG = 400
-#: core.freshness: every page signed, after the catalog and what derives from it.
+#: incremental.freshness: every page signed, after the catalog and what derives from it.
 SIGN_PAGES = 700
 
 # -- kb-catalog-built ----------------------------------------------------------------------------
@@ -94,5 +94,5 @@ START_INDEXING = 100
 # -- build-finished ------------------------------------------------------------------------------
 #: core.output: the folders released, after every handler that writes.
 RELEASE_FOLDERS = 999
-#: core.collector: last of all; what is left is frozen for the process's end.
+#: incremental.collector: last of all; what is left is frozen for the process's end.
 FREEZE_LEFTOVERS = 1000

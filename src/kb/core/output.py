@@ -102,7 +102,7 @@ class _WholePages(_HTMLBuilder):
     """Write each page under a temporary name, then rename it over the page."""
 
     #: The build state of the application that made the builder (its journal, opened by
-    #: kb.core.freshness at builder-inited); Sphinx 9 deprecates ``builder.app``.
+    #: kb.incremental.freshness at builder-inited); Sphinx 9 deprecates ``builder.app``.
     _build_state: BuildState
 
     def __init__(self, app: Sphinx, env) -> None:

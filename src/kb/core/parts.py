@@ -5,7 +5,7 @@ Every part kb adds to a page (a post's header, series box and series end, relate
 blocks) is written by a template under ``src/kb/templates/kb/parts/``. Sphinx looks for
 templates in the project's ``templates_path`` (``_templates/``) before kb's, so a fork that
 saves ``_templates/kb/parts/series-box.html`` changes the series box on every post, and the
-in-place refresh of an incremental build (:mod:`kb.core.freshness`) renders the same
+in-place refresh of an incremental build (:mod:`kb.incremental.freshness`) renders the same
 templates, so it keeps the change.
 
 A template gets plain values (the catalog's :class:`~kb.core.posts.Post` records, links

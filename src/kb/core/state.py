@@ -65,7 +65,7 @@ class BuildState:
     # core.output at config-inited (first handler); core.output releases them at build-finished,
     # cli.buildworker hands them on (held_descriptors).
     locks: list[Path] = field(default_factory=list)
-    # core.collector at config-inited (before the environment loads); read at builder-inited.
+    # incremental.collector at config-inited (before the environment loads); read at builder-inited.
     collector_was_enabled: bool = True
 
     # -- Sources left out of the build (config-inited, env-before-read-docs) ------------------
@@ -93,7 +93,7 @@ class BuildState:
     # core.catalog; every output reads it (get_catalog, has_catalog).
     catalog: Catalog | None = None
 
-    # -- Freshness (kb.core.freshness) ----------------------------------------------------------
+    # -- Freshness (kb.incremental.freshness) -------------------------------------------------
     # Outputs' add_signer in their setup; freshness signs every document with them (env-updated).
     signers: list[Signer] = field(default_factory=list)
     # Outputs' add_page_part in their setup; freshness signs and refreshes them.

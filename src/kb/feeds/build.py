@@ -31,10 +31,10 @@ from sphinx.util import logging
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_if_changed
-from ..core.freshness import is_current, page_signature, should_write
 from ..core.posts import Catalog
 from ..core.state import build_state
 from ..core.urls import SITE_BUILDERS, root_prefix, site_url
+from ..incremental.freshness import is_current, page_signature, should_write
 from . import formats
 from .items import build_feed, fallback_date, feed_item
 from .scopes import FEEDS_DIR, FORMATS, Scope, feed_scopes, feed_url

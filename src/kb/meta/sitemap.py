@@ -22,9 +22,9 @@ from sphinx.util import logging
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_if_changed
-from ..core.freshness import written_pages
 from ..core.state import build_state
 from ..core.urls import SITE_BUILDERS, as_uri, site_url
+from ..incremental.freshness import written_pages
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ roles, as each document's text has them), once per build at ``kb-catalog-built``
 document, the published posts whose text links to it, newest first. A post's list is a post
 part at the "end" slot, after its related posts; a page's list (About, the glossary…) is put
 at the end of its body when the page is written. Both sit between markers on every page, even
-empty, and are a :class:`~kb.core.freshness.PagePart`: a link added, removed or pointed
+empty, and are a :class:`~kb.incremental.freshness.PagePart`: a link added, removed or pointed
 elsewhere in one post rewrites that post (Sphinx read it) and replaces the list in place on
 just the pages whose list changed. ``{term}`` links are left to the glossary, whose entries
 list their posts (:mod:`.glossary`).
@@ -18,12 +18,12 @@ from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import is_fragment
-from ..core.freshness import PagePart, add_page_part
 from ..core.links import linked_documents
 from ..core.parts import markers, render_part
 from ..core.posts import Catalog, Post, digest
 from ..core.state import build_state
 from ..core.urls import root_prefix
+from ..incremental.freshness import PagePart, add_page_part
 from .entries import format_date
 from .postpage import add_post_part, post_part
 

@@ -22,11 +22,11 @@ from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fileio import write_if_changed
-from ..core.freshness import is_current, page_signature, should_write
 from ..core.html import focusable
 from ..core.posts import digest
 from ..core.state import build_state
 from ..core.urls import SITE_BUILDERS, root_prefix, site_url
+from ..incremental.freshness import is_current, page_signature, should_write
 from .datasets import (
     JSON_FILE,
     SCHEMA_FILE,

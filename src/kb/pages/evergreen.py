@@ -11,7 +11,7 @@ the sitemap and Open Graph take every document already; backlinks end every page
 The navigation is on every page (furo's sidebar), but Sphinx rewrites only the pages it read:
 a page added, removed or retitled would leave every other page's navigation as it was. So each
 build declares the navigation's digest as a site-wide signature
-(:func:`~kb.core.freshness.set_site_signature`), and a change to it rewrites every page, as a
+(:func:`~kb.incremental.freshness.set_site_signature`), and a change to it rewrites every page, as a
 clean build would write them.
 """
 
@@ -26,8 +26,8 @@ from sphinx.util import logging
 from ..checks.notebook import is_ipynb
 from ..checks.pages import check_page, says_blogpost
 from ..core import ablog
-from ..core.freshness import set_site_signature
 from ..core.posts import digest
+from ..incremental.freshness import set_site_signature
 
 logger = logging.getLogger(__name__)
 

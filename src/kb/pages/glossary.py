@@ -5,7 +5,7 @@ and link a term from a post with ``{term}``. When a glossary page is written, ea
 definition ends with "Used in" and the published posts whose text links any of its terms,
 newest first (:mod:`kb.core.links` keeps each document's ``{term}`` targets). Nobody keeps
 that list by hand, and the page is rewritten (not read again) whenever a list changes: its
-signature is what the lists show (:func:`kb.core.freshness.add_signer`).
+signature is what the lists show (:func:`kb.incremental.freshness.add_signer`).
 
 A ``{term}`` that no glossary defines is a warning at its line, in the words ``kb check``
 uses (:func:`kb.checks.glossary.unknown_terms`), instead of Sphinx's own; the text stays.
@@ -25,10 +25,10 @@ from sphinx.util import logging
 from ..checks.messages import say
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import is_fragment
-from ..core.freshness import add_signer
 from ..core.links import outgoing
 from ..core.posts import Catalog, Post, digest
 from ..core.state import build_state
+from ..incremental.freshness import add_signer
 from .postpage import post_part
 
 if TYPE_CHECKING:

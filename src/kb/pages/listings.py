@@ -19,11 +19,11 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
-from ..core.freshness import Content, add_signer, page_signature, should_write
 from ..core.posts import Catalog, Post, digest
 from ..core.records import ListingPage
 from ..core.state import build_state, env_state
 from ..core.urls import root_prefix
+from ..incremental.freshness import Content, add_signer, page_signature, should_write
 from .benchmarks import archive_line
 from .entries import EXTERNAL_MARK, entries_html, format_date, post_href
 

@@ -47,10 +47,10 @@ from ..core import ablog, events
 from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
 from ..core.fragments import is_fragment
-from ..core.freshness import add_signer
 from ..core.posts import Catalog, Label, Post, digest
 from ..core.state import env_state
 from ..core.urls import relocate_links, root_prefix
+from ..incremental.freshness import add_signer
 
 logger = logging.getLogger(__name__)
 

@@ -20,9 +20,9 @@ from sphinx.util import logging
 
 from ..checks.oldaddresses import OldAddress, read_old_addresses_file, site_problems
 from ..core.catalog import get_catalog, has_catalog
-from ..core.freshness import page_signature, should_write
 from ..core.state import build_state
 from ..core.urls import site_url
+from ..incremental.freshness import page_signature, should_write
 
 REDIRECT_TEMPLATE = "kb/redirect.html"
 logger = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ catalog and those counts, and kept in the doctree folder so that a build whose p
 counts are unchanged reuses them. A list is part of its page (a post part at the "end" slot,
 before the cite block, between markers) and changes only with what it shows, the related
 posts' docnames, titles, dates and links. A page whose list alone changed (a post added or
-retitled elsewhere) gets the list replaced in the written page (kb.core.freshness.PagePart),
+retitled elsewhere) gets the list replaced in the written page (kb.incremental.freshness.PagePart),
 without Sphinx writing the page again.
 """
 
@@ -30,11 +30,11 @@ from sphinx.application import Sphinx
 from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
 from ..core.fileio import write_atomically
-from ..core.freshness import PagePart, add_page_part
 from ..core.parts import markers, render_part
 from ..core.posts import Catalog, Post, digest
 from ..core.state import build_state, env_state
 from ..core.urls import root_prefix
+from ..incremental.freshness import PagePart, add_page_part
 from .entries import format_date, post_href
 from .postpage import add_post_part
 
@@ -42,7 +42,8 @@ from .postpage import add_post_part
 TERMS_KEPT = 40
 CACHE_FILE = "kb-related.json"
 #: Around the list on every post's page, even an empty one: a list that changes is replaced
-#: between them in the written page (kb.core.freshness.PagePart), not written by Sphinx again.
+#: between them in the written page (kb.incremental.freshness.PagePart), not written by
+#: Sphinx again.
 MARKERS = markers("related")
 #: Words too common to say what a post is about.
 STOPWORDS = frozenset(

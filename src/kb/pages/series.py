@@ -18,10 +18,10 @@ from html import escape
 from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
-from ..core.freshness import add_signer, page_signature, should_write
 from ..core.parts import render_part
 from ..core.posts import Catalog, Post, Series
 from ..core.urls import root_prefix
+from ..incremental.freshness import add_signer, page_signature, should_write
 from .entries import entry_html, format_date, post_href
 from .postpage import add_post_part
 

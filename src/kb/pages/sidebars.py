@@ -11,11 +11,11 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 
 from ..config import KbConfig
-from ..core.freshness import Region, set_region
 from ..core.parts import markers, render_part
 from ..core.posts import Catalog, digest
 from ..core.state import build_state
 from ..core.urls import relocate_links, root_prefix
+from ..incremental.freshness import Region, set_region
 from .benchmarks import sidebar_link
 
 
@@ -64,7 +64,7 @@ def _sidebar_on_page(app: Sphinx, pagename: str) -> str:
     return by_prefix[prefix]
 
 
-#: The blog sidebar is a region of every page (see kb.core.freshness): when only it changed
+#: The blog sidebar is a region of every page (see kb.incremental.freshness): when only it changed
 #: (a post added or retitled), pages that are otherwise current get it replaced in place,
 #: found by kb's markers around it, whatever its template writes.
 SIDEBAR_START, SIDEBAR_END = markers("sidebar")

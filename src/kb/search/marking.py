@@ -18,10 +18,10 @@ from sphinx.application import Sphinx
 
 from ..core import ablog
 from ..core.catalog import get_catalog
-from ..core.freshness import page_signature, should_write
 from ..core.posts import Post
 from ..core.state import build_state, env_state
 from ..core.urls import SITE_BUILDERS
+from ..incremental.freshness import page_signature, should_write
 from .pagefind import BUNDLE_DIR, BUNDLE_END, BUNDLE_START
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ def doctrees_waiting_to_be_written(env) -> dict | None:
     A page whose doctree is not there is written from the doctree pickled on disk
     (``get_doctree``), which is what every incremental build does; dropping entries only costs
     the unpickling. At 10,000 posts the kept doctrees were most of a clean build's 2.5 GB
-    (:mod:`kb.core.doctrees`).
+    (:mod:`kb.incremental.doctrees`).
     """
     waiting = getattr(env, "_write_doc_doctree_cache", None)
     return waiting if isinstance(waiting, dict) else None
@@ -27,7 +27,7 @@ def html_settings_hashes(builder) -> list[str]:
     builder without them.
 
     Sphinx rewrites every page when they change; kb's signature of generated pages
-    (:mod:`kb.core.freshness`) changes with them, so that kb rewrites its pages too.
+    (:mod:`kb.incremental.freshness`) changes with them, so that kb rewrites its pages too.
     """
     build_info = getattr(builder, "build_info", None)
     if build_info is None:
@@ -40,7 +40,7 @@ def newest_template_mtime(builder) -> float | None:
     (``builder.templates.newest_template_mtime()``, undocumented), or None.
 
     Sphinx rewrites every page when a template is newer than the last build; so does kb
-    (:mod:`kb.core.freshness`).
+    (:mod:`kb.incremental.freshness`).
     """
     newest = getattr(getattr(builder, "templates", None), "newest_template_mtime", None)
     return None if newest is None else newest()
@@ -50,7 +50,7 @@ def configuration_changed(env) -> bool:
     """Whether Sphinx found the configuration or the extensions changed since the saved
     environment (``env.config_status`` is not ``CONFIG_OK``, undocumented), and so started a
     fresh environment: kb's record of what the last build wrote no longer vouches for anything
-    (:mod:`kb.core.freshness`)."""
+    (:mod:`kb.incremental.freshness`)."""
     from sphinx.environment import CONFIG_OK
 
     return env.config_status != CONFIG_OK

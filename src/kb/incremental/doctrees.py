@@ -15,9 +15,9 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from ..core import events
+from ..core.state import build_state
 from ..upstream.sphinx import doctrees_waiting_to_be_written
-from . import events
-from .state import build_state
 
 
 def _drop_beyond(app: Sphinx, limit: int) -> None:

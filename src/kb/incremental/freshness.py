@@ -29,17 +29,17 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from ..core import events
+from ..core.fileio import BackgroundWrites, crash_point, crashing
+from ..core.journal import Journal, remove_partial_files
+from ..core.posts import digest
+from ..core.records import Content as Content
+from ..core.records import PagePart as PagePart
+from ..core.records import Region as Region
+from ..core.records import Signer as Signer
+from ..core.state import BuildState, Record, build_state
+from ..core.urls import output_file, output_path
 from ..upstream.sphinx import configuration_changed, html_settings_hashes, newest_template_mtime
-from . import events
-from .fileio import BackgroundWrites, crash_point, crashing
-from .journal import Journal, remove_partial_files
-from .posts import digest
-from .records import Content as Content
-from .records import PagePart as PagePart
-from .records import Region as Region
-from .records import Signer as Signer
-from .state import BuildState, Record, build_state
-from .urls import output_file, output_path
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import jinja2
 from sphinx.application import Sphinx
 
-from .state import build_state
+from ..core.state import build_state
 
 CACHE_FOLDER = "kb-templates"
 

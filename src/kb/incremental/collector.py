@@ -27,8 +27,8 @@ import gc
 
 from sphinx.application import Sphinx
 
-from . import events
-from .state import build_state
+from ..core import events
+from ..core.state import build_state
 
 #: Whether the last build in this process ended with its objects frozen.
 _left_frozen = False
