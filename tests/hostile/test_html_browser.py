@@ -15,6 +15,7 @@ import functools
 import io
 import shutil
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlparse
@@ -127,9 +128,12 @@ def _open(context, url: str, ran: Ran):
     return page
 
 
-def _exercise(browser, url: str) -> Ran:
+def _exercise(browser, url: str, expected=None) -> Ran:
     """Open ``url``, hover what a reader could point at, and click every link, button,
-    summary and box of its article in turn."""
+    summary and box of its article in turn. ``expected(ran)``: what the caller knows will
+    come (the control's dialog), waited for up to 10 s after the last click: a
+    ``javascript:`` link runs in a task of its own, which a loaded machine may start after
+    any fixed pause."""
     ran = Ran()
     context = _context(browser, url)
     try:
@@ -147,6 +151,9 @@ def _exercise(browser, url: str) -> Ran:
                 page.close()
                 page = _open(context, url, ran)
         page.wait_for_timeout(100)
+        deadline = time.monotonic() + 10
+        while expected is not None and not expected(ran) and time.monotonic() < deadline:
+            page.wait_for_timeout(50)  # Playwright hands over the page's events while it waits
     finally:
         context.close()
     return ran
@@ -179,13 +186,22 @@ def test_no_published_svg_runs_a_script_opened_by_itself(served, browser):
     assert ran == []
 
 
+def _control_ran(ran: Ran) -> bool:
+    """Everything the control page runs has been seen: its console line, its dialog, its flag."""
+    return (
+        any(item.startswith("console: kb-pwned control") for item in ran)
+        and any(item.startswith("dialog") for item in ran)
+        and any("window.kbPwned set" in item for item in ran)
+    )
+
+
 def test_the_harness_sees_a_script_that_runs(served, playwright):
     # A browser of its own, and last: after a page's alert(), the next page that Chromium
     # loads could wait for ever (seen with Chromium 156).
     base, _ = served
     own = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     try:
-        ran = _exercise(own, base + "control.html")
+        ran = _exercise(own, base + "control.html", expected=_control_ran)
     finally:
         own.close()
     assert any(item.startswith("console: kb-pwned control") for item in ran)
