@@ -43,6 +43,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..core import paths
+from ..core.html import add_html_node, skip_node
 from . import caption, compare, hardware, labels
 from . import facts as facts_module
 from .caption import (
@@ -67,7 +68,6 @@ from .elements import (
     depart_data_html,
     folded,
     pass_node,
-    skip_node,
     visit_chart_html,
     visit_data_html,
 )
@@ -361,25 +361,12 @@ class BenchmarkDirective(SphinxDirective):
 
 def setup_benchmark(app: Sphinx) -> None:
     app.add_node(benchmark)
-    # Each other writer by name: a **dict could also fill add_node's `override`.
-    skip = (skip_node, None)
-    app.add_node(
-        benchmark_chart,
-        html=(visit_chart_html, None),
-        latex=skip,
-        text=skip,
-        man=skip,
-        texinfo=skip,
-    )
+    add_html_node(app, benchmark_chart, visit_chart_html)
+    skip = (skip_node, None)  # resolved into a table first (compare.py); never written itself
     app.add_node(benchmark_comparison, html=skip, latex=skip, text=skip, man=skip, texinfo=skip)
     plain = (visit_reproduce_other, visit_reproduce_other)
-    app.add_node(
-        benchmark_reproduce,
-        html=(visit_reproduce_html, depart_reproduce_html),
-        latex=plain,
-        text=plain,
-        man=plain,
-        texinfo=plain,
+    add_html_node(
+        app, benchmark_reproduce, visit_reproduce_html, depart_reproduce_html, elsewhere=plain
     )
     app.add_node(benchmark_table, html=(visit_table_html, depart_table_html))
     through = (pass_node, pass_node)

@@ -71,7 +71,3 @@ def folded(table: nodes.Element, rows: int, limit: int = 10) -> nodes.Element:
     if rows <= limit:
         return table
     return benchmark_data("", table, rows=rows)
-
-
-def skip_node(self, node: nodes.Node) -> None:
-    raise nodes.SkipNode

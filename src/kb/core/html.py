@@ -29,3 +29,17 @@ def reader_text(node: nodes.Node) -> str:
         if not isinstance(parent, hidden):
             parts.append(text.astext())
     return "".join(parts)
+
+
+def skip_node(translator, node: nodes.Node) -> None:
+    """What every writer but HTML does with a node only a web page shows: nothing."""
+    raise nodes.SkipNode
+
+
+def add_html_node(app, node: type[nodes.Element], visit, depart=None, elsewhere=None) -> None:
+    """Register ``node``, which the HTML writer shows with ``visit`` and ``depart``; every
+    other writer of Sphinx's (LaTeX, text, man, Texinfo) skips it, or uses ``elsewhere``
+    (a ``(visit, depart)`` pair). Each writer is named: a ``**dict`` of them could also fill
+    ``add_node``'s ``override``."""
+    other = elsewhere or (skip_node, None)
+    app.add_node(node, html=(visit, depart), latex=other, text=other, man=other, texinfo=other)

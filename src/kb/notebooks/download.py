@@ -22,6 +22,7 @@ from sphinx.util.osutil import relative_uri
 from ..core.collectors import DocumentTables
 from ..core.fileio import write_if_changed
 from ..core.fragments import is_fragment
+from ..core.html import add_html_node
 from ..core.records import NotebookRecord
 from ..core.state import env_state
 from ..core.urls import SITE_BUILDERS
@@ -74,10 +75,6 @@ def visit_download(translator, node: notebook_download) -> None:
     raise nodes.SkipNode
 
 
-def skip_download(translator, node: notebook_download) -> None:
-    raise nodes.SkipNode
-
-
 # -- Writing the files ---------------------------------------------------------------------------
 
 
@@ -122,15 +119,7 @@ class NotebookCollector(DocumentTables):
 
 
 def setup_download(app: Sphinx) -> None:
-    skip = (skip_download, None)
-    app.add_node(
-        notebook_download,
-        html=(visit_download, None),
-        latex=skip,
-        text=skip,
-        man=skip,
-        texinfo=skip,
-    )
+    add_html_node(app, notebook_download, visit_download)
     app.connect("html-collect-pages", _write_downloads)
     app.connect("html-page-context", _page_context)
     app.add_env_collector(NotebookCollector)

@@ -47,6 +47,7 @@ from ..core import ablog, events
 from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
 from ..core.fragments import is_fragment
+from ..core.html import add_html_node
 from ..core.posts import Catalog, Label, Post, digest
 from ..core.state import env_state
 from ..core.urls import relocate_links, root_prefix
@@ -77,10 +78,6 @@ class postlist(nodes.General, nodes.Element):
 
 def visit_postlist(translator, node: postlist) -> None:
     translator.body.append(node["html"])
-    raise nodes.SkipNode
-
-
-def skip_postlist(translator, node: postlist) -> None:
     raise nodes.SkipNode
 
 
@@ -263,15 +260,7 @@ class PostlistCollector(DocumentTables):
 
 
 def setup_postlist(app: Sphinx) -> None:
-    skip = (skip_postlist, None)
-    app.add_node(
-        postlist,
-        html=(visit_postlist, None),
-        latex=skip,
-        text=skip,
-        man=skip,
-        texinfo=skip,
-    )
+    add_html_node(app, postlist, visit_postlist)
     # After ablog's doctree-read handler (500); before its process_postlist (500), which
     # would resolve copies of excerpts one by one (see the module's doc).
     app.connect("doctree-read", _doctree_read, priority=events.READ_POST_RECORDS)

@@ -14,6 +14,7 @@ from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import FRAGMENT, is_fragment
+from ..core.html import add_html_node
 from ..core.parts import render_part
 from ..core.posts import Post
 from ..core.records import PostPart
@@ -74,10 +75,6 @@ def visit_post_part(translator, node: post_part) -> None:
     raise nodes.SkipNode
 
 
-def skip_post_part(translator, node: post_part) -> None:
-    raise nodes.SkipNode
-
-
 def add_post_part(app: Sphinx, slot: str, order: int, render, searched: bool = False) -> None:
     """Contribute a part to every post's own page (see :class:`~kb.core.records.PostPart`)."""
     parts = build_state(app).post_parts
@@ -114,15 +111,7 @@ def post_page(app: Sphinx, pagename: str, doctree) -> Post | None:
 
 
 def setup_postpage(app: Sphinx) -> None:
-    skip = (skip_post_part, None)
-    app.add_node(
-        post_part,
-        html=(visit_post_part, None),
-        latex=skip,
-        text=skip,
-        man=skip,
-        texinfo=skip,
-    )
+    add_html_node(app, post_part, visit_post_part)
     add_post_part(app, "under-title", 10, post_meta_html)
     add_post_part(app, "under-title", 15, post_labels_html, searched=True)
     app.connect("doctree-resolved", _doctree_resolved)
