@@ -52,13 +52,18 @@ def _member(post: Post, prefix: str, current: bool) -> tuple[str, str, str, bool
     return part_label(post), href, post.title, current, bool(post.external_link)
 
 
+def _neighbours(one: Series, post: Post) -> tuple[Post | None, Post | None]:
+    """The members before and after ``post`` in reading order (None at either end)."""
+    index = one.position(post)
+    previous = one.posts[index - 1] if index > 0 else None
+    return previous, one.posts[index + 1] if index < len(one.posts) - 1 else None
+
+
 def series_box_html(app: Sphinx, one: Series, post: Post, prefix: str) -> str:
     """The box on a member's page: its position, every member, previous and next
     (the template ``kb/parts/series-box.html``)."""
-    index = one.position(post)
     series_link = f'<a href="{prefix}{one.docname}.html">{escape(one.name)}</a>'
-    previous = one.posts[index - 1] if index > 0 else None
-    following = one.posts[index + 1] if index < len(one.posts) - 1 else None
+    previous, following = _neighbours(one, post)
     return render_part(
         app,
         "series-box",
@@ -75,9 +80,7 @@ def series_end_html(app: Sphinx, one: Series, post: Post, prefix: str) -> str:
     """The line at the end of a member's page, where the reader finishes it: "Next in
     <series>: Part 2: <title> →", or that this was the last part, and the part before
     (the template ``kb/parts/series-end.html``)."""
-    index = one.position(post)
-    previous = one.posts[index - 1] if index > 0 else None
-    following = one.posts[index + 1] if index < len(one.posts) - 1 else None
+    previous, following = _neighbours(one, post)
     return render_part(
         app,
         "series-end",
