@@ -1,6 +1,6 @@
-"""The store of converted formulas (kb.markup.mathcache): an edit converts only formulas no
-earlier build converted, so Node.js does not start for it; a store that is damaged, cut short
-or made by another converter is ignored, never trusted."""
+"""The store of converted formulas (kb.markup.mathcache, a section of kb's state file): an
+edit converts only formulas no earlier build converted, so Node.js does not start for it; a
+store that is damaged, cut short or made by another converter is ignored, never trusted."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from helpers import soup
 from sphinx.testing.util import SphinxTestApp
 
+from kb.core import journal
 from kb.markup import mathcache, temml
 
 ROOT = Path(__file__).parent / "roots" / "test-math"
@@ -43,9 +44,9 @@ def test_an_edit_converts_no_formula_an_earlier_build_converted(tmp_path, monkey
     shutil.copytree(ROOT, site)
     app, warnings = build(site)
     assert warnings == ""
-    outdir, store = Path(app.outdir), Path(app.doctreedir) / mathcache.FILE
+    outdir, store = Path(app.outdir), Path(app.doctreedir) / journal.STATE_FILE
     first = formulas(outdir)
-    stored = json.loads(store.read_text(encoding="utf-8"))
+    stored = json.loads(store.read_text(encoding="utf-8"))[mathcache.SECTION]
     assert stored["signature"] == mathcache.signature()
     assert len(stored["entries"]) == len(first) and len(first) == 8
 
@@ -65,25 +66,39 @@ def test_an_edit_converts_no_formula_an_earlier_build_converted(tmp_path, monkey
     edit(site, "Node.js is back.")
     app, warnings = build(site)
     assert warnings == "" and formulas(outdir) == first
-    assert len(json.loads(store.read_text(encoding="utf-8"))["entries"]) == len(first)
+    kept = json.loads(store.read_text(encoding="utf-8"))[mathcache.SECTION]
+    assert len(kept["entries"]) == len(first)
+    assert not (store.parent / "kb-math.json").exists()  # what older versions wrote
 
 
 @pytest.mark.parametrize(
     "stored",
     [
-        {"signature": "made by another Temml", "entries": {"0E = mc^2": ["mathml", FAKE]}},
+        {"signature": "made by another Temml", "entries": [["0E = mc^2", "mathml", FAKE]]},
         {"signature": "", "entries": []},
         ["not", "a", "store"],
+        None,
     ],
 )
-def test_a_store_of_another_converter_or_shape_is_ignored(tmp_path, stored) -> None:
-    store = tmp_path / mathcache.FILE
-    store.write_text(json.dumps(stored), encoding="utf-8")
-    assert mathcache.MathStore(store).entries == {}
+def test_a_store_of_another_converter_or_shape_is_ignored(stored) -> None:
+    assert mathcache.MathStore(stored).entries == {}
 
 
-def test_entries_of_the_wrong_shape_are_dropped(tmp_path) -> None:
-    store = tmp_path / mathcache.FILE
-    entries = {"0a": ["mathml", "<math/>"], "0b": ["script", "x"], "0c": "<math/>", "0d": [1, 2]}
-    store.write_text(json.dumps({"signature": mathcache.signature(), "entries": entries}))
-    assert mathcache.MathStore(store).entries == {"0a": ["mathml", "<math/>"]}
+def test_entries_of_the_wrong_shape_are_dropped() -> None:
+    entries = [
+        ["0a", "mathml", "<math/>"],
+        ["0b", "script", "x"],
+        ["0c", "<math/>"],
+        [1, "mathml", "<math/>"],
+        "0d",
+    ]
+    stored = {"signature": mathcache.signature(), "entries": entries}
+    assert mathcache.MathStore(stored).entries == {"0a": ["mathml", "<math/>"]}
+
+
+def test_the_section_keeps_the_newest_entries_in_order() -> None:
+    store = mathcache.MathStore()
+    for tex in ("b", "a", "c"):
+        store.put(tex, False, "mathml", f"<math>{tex}</math>")
+    again = mathcache.MathStore(json.loads(json.dumps(store.section(), sort_keys=True)))
+    assert list(again.entries) == ["0b", "0a", "0c"]

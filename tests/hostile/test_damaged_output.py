@@ -10,6 +10,7 @@ failure this guards against). ``kb serve`` sends each file whole while a rebuild
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from pathlib import Path
 
@@ -88,11 +89,22 @@ def test_kept_pages_and_feeds_deleted_or_cut_short_are_written_again(site: Site)
 
 @pytest.mark.parametrize(
     "record",
-    ["kb-state.json", "kb-search-state", "kb-search-digests.json", "kb-related.json"],
+    ["kb-state.json", "kb-search-state", "kb-search-digests.json"],
 )
 def test_records_filled_with_garbage_are_not_trusted(site: Site, record: str):
     (site.doctrees / record).write_bytes(b"\x00{not json")
     site.assert_clean_after_a_build()
+
+
+def test_kept_sections_of_the_wrong_shape_are_made_again(site: Site):
+    state_file = site.doctrees / "kb-state.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    lists = state["related"]["lists"]  # the key still matches: only the shape is wrong
+    state["related"]["lists"] = dict.fromkeys(lists, [None, 3, {"a": "b"}])
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    (site.html / "posts" / "post-03.html").unlink()  # written with the related lists
+    site.assert_clean_after_a_build()
+    assert json.loads(state_file.read_text(encoding="utf-8"))["related"]["lists"] == lists
 
 
 def test_a_stopped_builds_journal_cut_short_is_recovered(site: Site):

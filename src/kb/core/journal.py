@@ -1,7 +1,9 @@
 """The journal that makes a stopped build harmless.
 
 kb keeps one record of what the last build wrote (``kb-state.json`` in the doctree folder:
-each page's signature, see :mod:`.freshness`). A record vouches for pages on disk, so it
+each page's signature, see :mod:`kb.incremental.freshness`), and in the same file what
+features keep between builds (:attr:`BuildState.kept_sections`: the formulas converted, the
+related-post lists). A record vouches for pages on disk, so it
 must never outlive a build that rewrote them and did not finish: a build stopped by SIGTERM
 (a cancelled CI job, a stopped ``kb serve``) or SIGKILL (out of memory, power loss) after
 rewriting a few pages with a new title left those pages behind, and once the title was
@@ -22,8 +24,11 @@ trusts no signature of the state: every page is written as a clean build writes 
 Sphinx's environment is kept when Sphinx finds it valid. It removes the half-written files
 (``*.partial``) the stopped build left, and the pages of both the state and the journal that
 no longer exist. Its own journal keeps the names of the one it found, so that a recovery
-stopped in turn is recovered the same way. A no-change build writes nothing, so it begins
-no journal and pays nothing.
+stopped in turn is recovered the same way; features' sections are not trusted either. A
+no-change build writes nothing, so it begins no journal and pays nothing.
+
+The file is read once, with a size limit, and a section a feature finds of the wrong shape
+is dropped by that feature (made again), never trusted.
 """
 
 from __future__ import annotations
@@ -32,11 +37,17 @@ import contextlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
+from ..checks.bounded import read_bounded
 from .fileio import fsync_folder, write_atomically
 
 STATE_FILE = "kb-state.json"
 JOURNAL_FILE = "kb-state.journal"
+#: The state of a site of 10,000 posts with every formula stored is a few tens of MB.
+MAX_STATE_BYTES = 256 * 2**20
+#: Files of earlier versions of kb whose content is now a section of the state file.
+FORMER_FILES = ("kb-math.json", "kb-related.json")
 #: What every journal begins with: a journal cut short before it says even that is still a
 #: journal (the build may have written nothing yet, but it is not known).
 HEADER = "kb-journal 1\n"
@@ -54,14 +65,17 @@ class Journal:
         self._noted: set[str] = set()
         self._expected: list[str] = []
         try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            text = read_bounded(self.path, MAX_STATE_BYTES).decode("utf-8", errors="replace")
+        except FileNotFoundError:
             text = None
+        except OSError:
+            text = ""  # a journal that cannot be read still says a build was stopped
         #: The pages a stopped build named, or None when the last build finished.
         self.interrupted: list[str] | None = None
         if text is not None:
             self.interrupted = [line for line in text.splitlines() if line and line != HEADER[:-1]]
             self._noted.update(self.interrupted)
+        self._stored = _read_state(self.state_path)
 
     @property
     def recovering(self) -> bool:
@@ -71,17 +85,17 @@ class Journal:
         """The last finished build's state; a bare one when there is none, when it cannot be
         read, or when a stopped build may have changed what it vouches for (only the names
         of pages are kept then, for removing those that are gone)."""
-        try:
-            state = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            state = {}
-        if not isinstance(state, dict):
-            state = {}
+        state = self._stored
         if self.recovering:
             names = dict.fromkeys([*_names(state, "docs"), *_names(state, "pages")], "")
             names.update(dict.fromkeys(self.interrupted or (), ""))
             return {"docs": {}, "pages": names}
         return state
+
+    def kept(self, section: str) -> Any:
+        """What the last finished build kept under ``section`` (a feature's, see
+        :attr:`BuildState.kept_sections`); None when there is none or a build was stopped."""
+        return None if self.recovering else self._stored.get(section)
 
     def known(self, names) -> None:
         """Names the state already lists: never written to the journal."""
@@ -118,6 +132,8 @@ class Journal:
     def commit(self, state: dict) -> None:
         """After the last write: ``state`` replaces the old one, and the journal is gone."""
         write_atomically(self.state_path, json.dumps(state, sort_keys=True), durable=True)
+        for name in FORMER_FILES:
+            (self.state_path.parent / name).unlink(missing_ok=True)
         self.close()
         self.path.unlink(missing_ok=True)
         fsync_folder(self.path.parent)
@@ -127,6 +143,16 @@ class Journal:
         if self._descriptor is not None:
             os.close(self._descriptor)
             self._descriptor = None
+
+
+def _read_state(path: Path) -> dict:
+    """The state file's record; empty when there is none, or it is too large, cut short or
+    damaged (everything is then made and written again)."""
+    try:
+        state = json.loads(read_bounded(path, MAX_STATE_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return state if isinstance(state, dict) else {}
 
 
 def _names(state: dict, section: str) -> list[str]:

@@ -21,6 +21,7 @@ no circle.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,11 @@ class BuildState:
     state_new: Record | None = None
     # freshness at env-updated: what every page's signature starts with (page_signature).
     base_signature: str = ""
+    # What features keep between builds in the state file (kb.core.journal), by section:
+    # markup.math (builder-inited) and pages.related (kb-catalog-built) put what makes their
+    # section; freshness asks each at build-finished and commits them with its record. The
+    # last build's section is journal.kept(name). Reset at builder-inited.
+    kept_sections: dict[str, Callable[[], Any]] = field(default_factory=dict)
 
     # -- Outputs, each its own (kb-catalog-built unless said) ----------------------------------
     # pages.postpage.add_post_part in outputs' setup; pages.postpage at doctree-resolved.

@@ -4,6 +4,10 @@ written page are replaced in place (:mod:`.freshness`, with the journal of
 builds (:mod:`.templatecache`), the cycle collector kept off the objects a build keeps
 (:mod:`.collector`) and the doctrees a clean build holds in memory (:mod:`.doctrees`).
 
+One state file: ``kb-state.json`` in the doctree folder holds the pages' record and every
+section a feature keeps between builds (``BuildState.kept_sections``), replaced whole when a
+build finishes (:mod:`kb.core.journal`).
+
 One switch: ``kb_incremental = False`` reuses nothing an earlier build wrote but Sphinx's own
 environment (every page written, as a clean build writes it). This floor sits above
 ``core/`` (it reads the typed build state) and below the outputs, which tell freshness what

@@ -341,6 +341,7 @@ def _build_finished(app: Sphinx, exception) -> None:
     # and the next build distrusts what it may have written.
     new = state.state_new
     if exception is None and new is not None:
+        new = {**new, **{name: make() for name, make in sorted(state.kept_sections.items())}}
         _remove_gone(app)
         if journal.begun or journal.recovering or new != state.state_previous:
             journal.commit(new)
@@ -353,6 +354,7 @@ def _builder_inited(app: Sphinx) -> None:
     state.site_signatures = {}
     state.docs_read = set()
     state.changed_regions = []
+    state.kept_sections = {}
     state.background_writes = BackgroundWrites()
     # The folders are locked (kb.core.output): a journal found now is a dead build's. The
     # whole-page builder (kb.core.output) reads it from the state too.

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
 from docutils import nodes
 from lxml import etree
@@ -34,7 +33,7 @@ from ..core.html import focusable
 from ..core.state import build_state
 from ..upstream.sphinx import html_assets_policy
 from . import temml
-from .mathcache import FILE as STORE_FILE
+from .mathcache import SECTION as STORE_SECTION
 from .mathcache import MathStore
 
 logger = logging.getLogger(__name__)
@@ -356,18 +355,19 @@ def _config_inited(app: Sphinx, config) -> None:
 def _open_store(app: Sphinx) -> None:
     global _STORE
     tex_to_mathml.cache_clear()  # a process may build twice (tests, kb serve's worker)
-    if app.builder.format != "html":
+    state = build_state(app)
+    if app.builder.format != "html" or state.journal is None:
         _STORE = None
-    else:  # kb_incremental = False: every formula converted anew, then stored again
-        reuse = build_state(app).config.incremental
-        _STORE = MathStore(Path(app.doctreedir) / STORE_FILE, load=reuse)
+        return
+    # kb_incremental = False: every formula converted anew, then kept again
+    kept = state.journal.kept(STORE_SECTION) if state.config.incremental else None
+    _STORE = store = MathStore(kept)
+    state.kept_sections[STORE_SECTION] = store.section
 
 
-def _save_store(app: Sphinx, exception) -> None:
+def _close_store(app: Sphinx, exception) -> None:
     global _STORE
-    store, _STORE = _STORE, None
-    if store is not None and exception is None:
-        store.save()
+    _STORE = None  # the state file asked for its section (kb.incremental.freshness)
 
 
 def setup_math(app: Sphinx) -> None:
@@ -378,7 +378,7 @@ def setup_math(app: Sphinx) -> None:
     )
     app.connect("config-inited", _config_inited)
     app.connect("builder-inited", _open_store)
-    app.connect("build-finished", _save_store)
+    app.connect("build-finished", _close_store)
     app.connect("doctree-read", _doctree_read)
     app.connect("html-page-context", _html_page_context)
 

@@ -1,5 +1,5 @@
-"""Formulas converted by earlier builds, kept beside the doctrees: Node.js and Temml start
-only for a formula no earlier build converted.
+"""Formulas converted by earlier builds, kept in kb's state file (:mod:`kb.core.journal`,
+section ``math``): Node.js and Temml start only for a formula no earlier build converted.
 
 Starting ``node`` with Temml costs about 0.1 s of a build that converts anything. An edit of
 a post with math re-reads the post and converts every formula of it again, so without this
@@ -7,27 +7,25 @@ store each such edit paid the start-up although its formulas had not changed (a 
 of a one-post edit at 1000 posts: 0.10 s of 3.0 s in Temml).
 
 An entry is a formula's TeX and display flag with its MathML or the message of why it has
-none. The file carries a signature of what makes the MathML (Temml's script, its runner and
-``math.py``): a file of another signature is ignored, never trusted. The file is JSON, read
-with a size limit, and written whole (a temporary name, then a rename), so a build stopped at
-any moment leaves the old file or the new one; any subset of entries is correct.
+none. The section carries a signature of what makes the MathML (Temml's script, its runner
+and ``math.py``): a section of another signature is ignored, never trusted, and so is any
+entry of the wrong shape. The state file is read with a size limit and replaced whole at the
+end of a build, so a build stopped at any moment leaves the old section or the new one; any
+subset of entries is correct.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from pathlib import Path
+from typing import Any
 
-from ..checks.bounded import read_bounded
-from ..core.fileio import write_atomically
 from . import temml
 
-FILE = "kb-math.json"
+SECTION = "math"
 #: Enough for every formula of a large site; beyond it the oldest entries go first.
 MAX_ENTRIES = 50_000
-MAX_BYTES = 64 * 2**20
 _MADE_BY = (temml.HERE / "temml.cjs", temml.SCRIPT, Path(__file__).with_name("math.py"))
 
 
@@ -39,33 +37,29 @@ def signature() -> str:
 
 
 class MathStore:
-    """Conversions by key (``"1" + tex`` for a display formula, ``"0" + tex`` inline)."""
+    """Conversions by key (``"1" + tex`` for a display formula, ``"0" + tex`` inline), from
+    the section an earlier build kept (``stored``, None for none)."""
 
-    def __init__(self, path: Path, load: bool = True) -> None:
-        self.path, self.signature = path, signature()
+    def __init__(self, stored: Any = None) -> None:
+        self.signature = signature()
         self.entries: dict[str, list] = {}
-        self.changed = False
         self.lock = threading.Lock()
-        if load:
-            self._load()
+        if isinstance(stored, dict) and stored.get("signature") == self.signature:
+            self._load(stored.get("entries"))
 
-    def _load(self) -> None:
-        try:
-            stored = json.loads(read_bounded(self.path, MAX_BYTES))
-        except (OSError, ValueError, RecursionError):
-            return  # none yet, cut short, too large or damaged: converted again
-        if not isinstance(stored, dict) or stored.get("signature") != self.signature:
+    def _load(self, entries: Any) -> None:
+        # A list of [key, kind, text], oldest first: the state file sorts a mapping's keys.
+        if not isinstance(entries, list):
             return
-        entries = stored.get("entries")
-        if isinstance(entries, dict):
-            self.entries = {
-                key: value
-                for key, value in entries.items()
-                if isinstance(value, list)
-                and len(value) == 2
-                and value[0] in ("mathml", "error")
-                and isinstance(value[1], str)
-            }
+        for entry in entries:
+            if (
+                isinstance(entry, list)
+                and len(entry) == 3
+                and isinstance(entry[0], str)
+                and entry[1] in ("mathml", "error")
+                and isinstance(entry[2], str)
+            ):
+                self.entries[entry[0]] = [entry[1], entry[2]]
 
     def get(self, tex: str, display: bool) -> tuple[str, str] | None:
         with self.lock:
@@ -75,18 +69,13 @@ class MathStore:
     def put(self, tex: str, display: bool, kind: str, text: str) -> None:
         with self.lock:
             self.entries[_key(tex, display)] = [kind, text]
-            self.changed = True
 
-    def save(self) -> None:
+    def section(self) -> dict:
+        """What the state file keeps: the newest ``MAX_ENTRIES`` entries."""
         with self.lock:
-            if not self.changed:
-                return
             keys = list(self.entries)[-MAX_ENTRIES:]
-            entries = {key: self.entries[key] for key in keys}
-            self.changed = False
-        text = json.dumps({"signature": self.signature, "entries": entries}, ensure_ascii=False)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, text)
+            entries = [[key, *self.entries[key]] for key in keys]
+        return {"signature": self.signature, "entries": entries}
 
 
 def _key(tex: str, display: bool) -> str:

@@ -17,19 +17,16 @@ without Sphinx writing the page again.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
 from itertools import combinations
-from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
-from ..core.fileio import write_atomically
 from ..core.parts import markers, render_part
 from ..core.posts import Catalog, Post, digest
 from ..core.state import build_state, env_state
@@ -40,7 +37,8 @@ from .postpage import add_post_part
 
 #: How many of a post's most frequent terms are kept (and make its TF-IDF vector).
 TERMS_KEPT = 40
-CACHE_FILE = "kb-related.json"
+#: The lists kept between builds: a section of kb's state file (kb.core.journal).
+SECTION = "related"
 #: Around the list on every post's page, even an empty one: a list that changes is replaced
 #: between them in the written page (kb.incremental.freshness.PagePart), not written by
 #: Sphinx again.
@@ -303,20 +301,28 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     terms = env_state(app.env).related_terms
     signs = env_state(app.env).related_signs
     key = digest([str(count), _inputs(catalog.posts, terms, signs)])
-    cache = Path(app.doctreedir) / CACHE_FILE
-    try:
-        cached = json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        cached = {}
-    if cached.get("key") == key and state.config.incremental:
-        lists = cached["lists"]
-    else:
-        lists = related_lists(catalog.posts, terms, count)
-        write_atomically(cache, json.dumps({"key": key, "lists": lists}, sort_keys=True))
+    kept = state.journal.kept(SECTION) if state.journal is not None else None
+    reused = _kept_lists(kept, key) if state.config.incremental else None
+    lists = reused if reused is not None else related_lists(catalog.posts, terms, count)
+    state.kept_sections[SECTION] = lambda: {"key": key, "lists": lists}
     state.related = {
         docname: [post for name in names if (post := catalog.by_docname(name)) is not None]
         for docname, names in lists.items()
     }
+
+
+def _kept_lists(kept: object, key: str) -> dict[str, list[str]] | None:
+    """The lists an earlier build kept, when made from the same inputs and of the right
+    shape; None otherwise (they are made again)."""
+    if not isinstance(kept, dict) or kept.get("key") != key:
+        return None
+    lists = kept.get("lists")
+    if not isinstance(lists, dict):
+        return None
+    for names in lists.values():
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            return None
+    return lists
 
 
 def _shown(post: Post) -> str:
