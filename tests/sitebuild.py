@@ -14,13 +14,13 @@ def copy_root(name: str, dest: Path) -> Path:
     return dest
 
 
-def build(make_app, srcdir: Path, **kwargs):
+def build(make_app, srcdir: Path, buildername: str = "html", **kwargs):
     """Build ``srcdir`` (output in ``srcdir/_build``) and leave no state for the next build.
 
     A second Sphinx app in one process warns about node classes registered twice unless the
     first one's global state is cleaned up (kb starts every build with fresh ablog state).
     """
-    app = make_app("html", srcdir=srcdir, **kwargs)
+    app = make_app(buildername, srcdir=srcdir, **kwargs)
     try:
         app.build()
     finally:

@@ -190,3 +190,49 @@ def test_a_build_in_the_same_process_never_waits_for_itself(make_app, tmp_path, 
     lock_folders([outdir if kind == "outdir" else doctrees])
     app = build(make_app, site)
     assert app.warning.getvalue() == ""
+
+
+# -- Whole pages, whatever the HTML builder --------------------------------------------------
+
+_CUSTOM_BUILDER = '''
+
+from sphinx.builders.html import StandaloneHTMLBuilder
+
+
+class MarkingBuilder(StandaloneHTMLBuilder):
+    """Another extension's HTML builder: it adds a meta tag to every document's page."""
+
+    def handle_page(self, pagename, addctx, *args, **kwargs):
+        if "metatags" in addctx:
+            addctx = {**addctx, "metatags": addctx["metatags"] + '<meta name="x-marked">'}
+        return super().handle_page(pagename, addctx, *args, **kwargs)
+
+
+def setup(app):
+    app.add_builder(MarkingBuilder, override=True)
+'''
+
+
+def test_another_extensions_html_builder_keeps_its_change_and_writes_whole_pages(
+    make_app, tmp_path
+):
+    site = copy_root("search", tmp_path / "site")
+    conf = site / "conf.py"
+    conf.write_text(conf.read_text(encoding="utf-8") + _CUSTOM_BUILDER, encoding="utf-8")
+    app = build(make_app, site)
+    assert app.warning.getvalue() == ""
+    assert type(app.builder).__mro__[1].__name__ == "_WholePages"
+    assert type(app.builder).__mro__[2].__name__ == "MarkingBuilder"
+    out = Path(app.outdir)
+    pages = sorted(out.glob("posts/*.html"))
+    assert pages and all(soup(page).select_one('meta[name="x-marked"]') for page in pages)
+    assert not list(out.rglob("*.partial"))
+
+
+@pytest.mark.parametrize("builder", ["singlehtml", "epub"])
+def test_other_builders_of_html_pages_write_whole_pages_too(make_app, tmp_path, builder):
+    site = copy_root("search", tmp_path / "site")
+    app = build(make_app, site, buildername=builder)
+    assert type(app.builder).__name__ == f"WholePage{type(app.builder).__mro__[2].__name__}"
+    assert not list(Path(app.outdir).rglob("*.partial"))
+    assert any(Path(app.outdir).rglob("*.html")) or any(Path(app.outdir).rglob("*.xhtml"))

@@ -35,6 +35,8 @@ AFTER_LEAVING_OUT = 900
 ENVIRONMENT_LOADED = 0
 #: core.state: kb's settings read; incremental.freshness: the journal opened, the build's records.
 READ_SETTINGS = 100
+#: core.output: the builder writes whole pages, before any handler could make it write one.
+WHOLE_PAGES = 150
 #: core.configvalues: after sphinx-copybutton has added its static folder (DEFAULT).
 AFTER_EXTENSIONS_INITED = 900
 

@@ -7,9 +7,13 @@
   configuration is read, before the environment is loaded; a second build says that it waits,
   then waits. The lock goes with the process, so a crashed build never leaves one behind.
 * **Whole pages.** Sphinx writes each page straight into its file; a build stopped half-way
-  leaves half a page. kb's HTML builders are Sphinx's own with one change, registered through
-  ``app.add_builder(..., override=True)``: each page is written next to its file and renamed
-  over it, so a reader (or the next build) sees the old page or the new one, never a part.
+  leaves half a page. kb gives the HTML builder one change: each page is written next to its
+  file and renamed over it, so a reader (or the next build) sees the old page or the new one,
+  never a part. kb registers no builder of its own (``add_builder(..., override=True)`` would
+  replace, or be replaced by, any other extension's HTML builder): at ``builder-inited`` the
+  builder Sphinx made, whatever its class (Sphinx's html or dirhtml, or another extension's
+  subclass of them), becomes an instance of that class with :class:`_WholePages` mixed in
+  first, so both changes apply.
   Before the first page, the build's journal is begun (:mod:`.journal`): a build stopped
   among its pages is recovered by the next one.
 """
@@ -21,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sphinx.application import Sphinx
-from sphinx.builders.dirhtml import DirectoryHTMLBuilder
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util import logging
 
@@ -103,18 +106,14 @@ class _WholePages(_HTMLBuilder):
 
     #: The build state of the application that made the builder (its journal, opened by
     #: kb.incremental.freshness at builder-inited); Sphinx 9 deprecates ``builder.app``.
-    _build_state: BuildState
-
-    def __init__(self, app: Sphinx, env) -> None:
-        self._build_state = build_state(app)
-        super().__init__(app, env)
+    kb_build_state: BuildState
 
     def handle_page(
         self, pagename, addctx, templatename="page.html", *, outfilename=None, event_arg=None
     ) -> None:
         final = Path(outfilename or _output_path(self, pagename))
         partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
-        journal = self._build_state.journal
+        journal = self.kb_build_state.journal
         if journal is not None and pagename in self.env.found_docs:
             # kb.core.journal: on disk before the first document's page. Generated pages begin
             # it when freshness says they are written; genindex, which every build writes
@@ -138,17 +137,31 @@ def _output_path(builder, pagename: str) -> Path:
     return Path(finder(pagename))
 
 
-class WholePageHTMLBuilder(_WholePages, StandaloneHTMLBuilder):
-    pass
+#: The whole-page class made for each builder class, made once per process.
+_WHOLE_PAGE_CLASSES: dict[type, type] = {}
 
 
-class WholePageDirectoryHTMLBuilder(_WholePages, DirectoryHTMLBuilder):
-    pass
+def whole_page_class(builder_class: type) -> type:
+    """``builder_class`` with :class:`_WholePages` mixed in before it."""
+    made = _WHOLE_PAGE_CLASSES.get(builder_class)
+    if made is None:
+        name = f"WholePage{builder_class.__name__}"
+        made = type(name, (_WholePages, builder_class), {"__module__": __name__})
+        _WHOLE_PAGE_CLASSES[builder_class] = made
+    return made
+
+
+def _builder_inited(app: Sphinx) -> None:
+    builder = app.builder
+    if not isinstance(builder, StandaloneHTMLBuilder) or isinstance(builder, _WholePages):
+        return  # no HTML pages (latex, text, epub writes its own files), or done already
+    builder.kb_build_state = build_state(app)  # type: ignore[attr-defined]
+    # The same object and everything it holds: only its class gains the mixin.
+    builder.__class__ = whole_page_class(type(builder))
 
 
 def setup_output(app: Sphinx) -> None:
-    app.add_builder(WholePageHTMLBuilder, override=True)
-    app.add_builder(WholePageDirectoryHTMLBuilder, override=True)
+    app.connect("builder-inited", _builder_inited, priority=events.WHOLE_PAGES)
     # First of all handlers, before the environment is loaded; released last.
     app.connect("config-inited", _config_inited, priority=events.LOCK_FOLDERS)
     app.connect("build-finished", _build_finished, priority=events.RELEASE_FOLDERS)
