@@ -10,7 +10,7 @@ listing shows the same layout; the home page's ``{latest-posts}`` list too.
 
 from __future__ import annotations
 
-from html import escape
+from collections.abc import Sequence
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -19,7 +19,8 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
-from ..core.posts import Catalog, Post, digest
+from ..core.parts import render_part
+from ..core.posts import Catalog, Collection, Post, Series, digest
 from ..core.records import ListingPage
 from ..core.state import build_state, env_state
 from ..core.urls import root_prefix
@@ -67,69 +68,58 @@ def all_listing_pages(catalog: Catalog, size: int) -> dict[str, ListingPage]:
     return pages
 
 
-def pagination_html(page: ListingPage, prefix: str) -> str:
+def pagination_html(app: Sphinx, page: ListingPage, prefix: str) -> str:
+    """The links between a listing's pages (the template ``kb/parts/pagination.html``);
+    nothing for a listing of one page."""
     if page.count == 1:
         return ""
-
-    def href(number: int) -> str:
-        return f"{prefix}{page.page_docname(number)}.html"
-
-    links = []
-    if page.number > 1:
-        links.append(
-            f'<a class="kb-newer" rel="prev" href="{href(page.number - 1)}">← Newer posts</a>'
-        )
-    numbers = []
-    for number in range(1, page.count + 1):
-        if number == page.number:
-            numbers.append(f'<li><a aria-current="page" href="{href(number)}">{number}</a></li>')
-        else:
-            numbers.append(f'<li><a href="{href(number)}">{number}</a></li>')
-    links.append(f'<ol class="kb-page-numbers">{"".join(numbers)}</ol>')
-    if page.number < page.count:
-        links.append(
-            f'<a class="kb-older" rel="next" href="{href(page.number + 1)}">Older posts →</a>'
-        )
-    return f'<nav class="kb-pagination" aria-label="Pages of this listing">{"".join(links)}</nav>'
-
-
-def catalog_html(catalog: Catalog, kind: str, prefix: str) -> str:
-    items = "".join(
-        f'<li><a href="{prefix}{c.docname}.html">{escape(c.name)}</a> '
-        f'<span class="kb-count">({len(c.posts)})</span></li>'
-        for c in catalog.collections[kind]
+    hrefs = {n: f"{prefix}{page.page_docname(n)}.html" for n in range(1, page.count + 1)}
+    return render_part(
+        app,
+        "pagination",
+        page=page,
+        pages=list(hrefs.items()),
+        newer=hrefs.get(page.number - 1),
+        older=hrefs.get(page.number + 1),
     )
-    return f'<ul class="kb-catalog kb-catalog-{kind}">{items}</ul>'
 
 
-def archive_html(catalog: Catalog, prefix: str) -> str:
-    """The archive: every published post under its year, newest first, with its date."""
-    sections = []
-    for year in catalog.collections["year"]:
-        heading_id = f"year-{year.name}"
-        items = []
-        for post in year.posts:
-            href = escape(post_href(post, prefix), quote=True)
-            external = ' rel="external"' if post.external_link else ""
-            mark = (
-                f' <span class="kb-external">{EXTERNAL_MARK}</span>' if post.external_link else ""
-            )
-            items.append(
-                f'<li><time datetime="{post.date.date().isoformat()}">{format_date(post.date)}'
-                f'</time> <span class="kb-archive-title"><a href="{href}"{external}>'
-                f"{escape(post.title)}</a>{mark}</span></li>"
-            )
-        sections.append(
-            f'<section class="kb-archive-year" aria-labelledby="{heading_id}">'
-            f'<h2 id="{heading_id}"><a href="{prefix}{year.docname}.html">{escape(year.name)}</a> '
-            f'<span class="kb-count">({len(year.posts)})</span></h2>'
-            f'<ul class="kb-archive-posts">{"".join(items)}</ul></section>'
+def catalog_list_html(
+    app: Sphinx, kind: str, collections: Sequence[Collection | Series], prefix: str
+) -> str:
+    """A catalog page's list of ``collections`` (or series) with their counts (the template
+    ``kb/parts/catalog-list.html``)."""
+    items = [(f"{prefix}{c.docname}.html", c.name, len(c.posts)) for c in collections]
+    return render_part(app, "catalog-list", kind=kind, items=items)
+
+
+def archive_html(app: Sphinx, catalog: Catalog, prefix: str) -> str:
+    """The archive: every published post under its year, newest first, with its date (the
+    template ``kb/parts/archive-years.html``)."""
+    years = [
+        (
+            year.name,
+            f"{prefix}{year.docname}.html",
+            [
+                (
+                    post_href(post, prefix),
+                    post.title,
+                    bool(post.external_link),
+                    post.date.date().isoformat(),
+                    format_date(post.date),
+                )
+                for post in year.posts
+            ],
         )
-    count = len(catalog.posts)
-    summary = (
-        f'<p class="kb-archive-summary">{count} post{"s" if count != 1 else ""}, newest first.</p>'
+        for year in catalog.collections["year"]
+    ]
+    return render_part(
+        app,
+        "archive-years",
+        count=len(catalog.posts),
+        years=years,
+        external_mark=EXTERNAL_MARK,
     )
-    return summary + "".join(sections)
 
 
 # -- Sphinx events ---------------------------------------------------------------------------
@@ -166,7 +156,7 @@ def _html_collect_pages(app: Sphinx):
 
         def body(page=page, prefix=prefix, line=line) -> str:
             entries = entries_html(app, list(page.posts), prefix, made=made)
-            return line + entries + pagination_html(page, prefix)
+            return line + entries + pagination_html(app, page, prefix)
 
         content = Content(listing_signature(app, page, line), *LISTING_MARKERS, body)
         if should_write(app, docname, page_signature(app, page.title), content=content):
@@ -179,9 +169,9 @@ def _html_collect_pages(app: Sphinx):
         title = CATALOG_TITLES.get(kind, "All years")
         prefix = root_prefix(app, docname)
         if kind == "year":
-            html = archive_html(catalog, prefix)
+            html = archive_html(app, catalog, prefix)
         else:
-            html = catalog_html(catalog, kind, prefix)
+            html = catalog_list_html(app, kind, collections, prefix)
         if should_write(app, docname, page_signature(app, title, html)):
             yield docname, _page(title, html), CATALOG_TEMPLATE
 
@@ -211,10 +201,8 @@ class LatestPostsDirective(SphinxDirective):
 
 
 def latest_posts_html(app: Sphinx, catalog: Catalog, count: int, prefix: str) -> str:
-    blog = f"{prefix}{catalog.blog_path}.html"
-    return (
-        entries_html(app, catalog.posts[:count], prefix, heading=3)
-        + f'<p class="kb-all-posts"><a href="{blog}">All posts…</a></p>'
+    return entries_html(app, catalog.posts[:count], prefix, heading=3) + render_part(
+        app, "all-posts", href=f"{prefix}{catalog.blog_path}.html"
     )
 
 
