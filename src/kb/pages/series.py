@@ -23,6 +23,7 @@ from ..core.posts import Catalog, Post, Series
 from ..core.urls import root_prefix
 from ..incremental.freshness import add_signer, page_signature, should_write
 from .entries import entry_html, format_date, post_href
+from .listings import catalog_list_html
 from .postpage import add_post_part
 
 TEMPLATE = "kb/series.html"
@@ -97,32 +98,19 @@ def series_end_html(app: Sphinx, one: Series, post: Post, prefix: str) -> str:
 
 
 def series_page_html(app: Sphinx, one: Series, catalog: Catalog, prefix: str) -> str:
-    """A series' own page: how many posts and over what time, then each member in order."""
+    """A series' own page: how many posts and over what time, then each member in order
+    (the template ``kb/parts/series-page.html``)."""
     first, last = min(p.date for p in one.posts), max(p.date for p in one.posts)
-    span = format_date(first) if first == last else f"{format_date(first)} to {format_date(last)}"
-    count = f"{len(one.posts)} post{'s' if len(one.posts) != 1 else ''}"
-    members = "".join(
-        '<section class="kb-series-member">'
-        + (f'<p class="kb-series-part">{part_label(post)}</p>' if part_label(post) else "")
-        + entry_html(app, post, prefix)
-        + "</section>"
-        for post in one.posts
+    return render_part(
+        app,
+        "series-page",
+        series=one,
+        count=len(one.posts),
+        first=format_date(first),
+        last=None if first == last else format_date(last),
+        members=[(part_label(post), entry_html(app, post, prefix)) for post in one.posts],
+        all_series_href=f"{prefix}{catalog.series_catalog_docname}.html",
     )
-    all_series = f"{prefix}{catalog.series_catalog_docname}.html"
-    return (
-        f'<p class="kb-series-summary">{count}, {span}.</p>'
-        f'<div class="kb-listing kb-series-listing">{members}</div>'
-        f'<p class="kb-all-series"><a href="{all_series}">All series</a></p>'
-    )
-
-
-def series_catalog_html(series: list[Series], prefix: str) -> str:
-    items = "".join(
-        f'<li><a href="{prefix}{one.docname}.html">{escape(one.name)}</a> '
-        f'<span class="kb-count">({len(one.posts)})</span></li>'
-        for one in series
-    )
-    return f'<ul class="kb-catalog kb-catalog-series">{items}</ul>'
 
 
 # -- Sphinx events ---------------------------------------------------------------------------
@@ -160,7 +148,7 @@ def _html_collect_pages(app: Sphinx):
         yield from _page(app, one.docname, one.name, body, signature)
     docname = catalog.series_catalog_docname
     signature = page_signature(app, "series", *(f"{s.name}:{len(s.posts)}" for s in series))
-    body = series_catalog_html(series, root_prefix(app, docname))
+    body = catalog_list_html(app, "series", series, root_prefix(app, docname))
     yield from _page(app, docname, "All series", body, signature)
 
 
