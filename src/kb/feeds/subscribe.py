@@ -65,15 +65,11 @@ FORMATS_SENTENCE = (
 )
 
 
-def format_links(path: str, formats, prefix: str) -> str:
-    """``RSS · Atom · JSON Feed``: one link per format of one feed."""
-    links = []
-    for fmt in formats:
-        file_name, media_type, label = FORMATS[fmt]
-        links.append(
-            f'<a href="{escape(prefix + path)}/{file_name}" type="{media_type}">{label}</a>'
-        )
-    return '<span class="kb-feed-sep"> · </span>'.join(links)
+def format_links(app: Sphinx, path: str, formats, prefix: str) -> str:
+    """``RSS · Atom · JSON Feed``: one link per format of one feed (the template
+    ``kb/parts/feed-links.html``)."""
+    links = [(f"{prefix}{path}/{FORMATS[fmt][0]}", *FORMATS[fmt][1:]) for fmt in formats]
+    return render_part(app, "feed-links", links=links)
 
 
 def sidebar_subscribe_html(app: Sphinx, formats, prefix: str) -> str:
@@ -83,7 +79,7 @@ def sidebar_subscribe_html(app: Sphinx, formats, prefix: str) -> str:
         app,
         "subscribe",
         icon_html=ICON,
-        links_html=format_links(FEEDS_DIR, formats, prefix),
+        links_html=format_links(app, FEEDS_DIR, formats, prefix),
         feeds_href=f"{prefix}{FEEDS_PAGE}.html",
     )
 
@@ -96,7 +92,7 @@ def archive_subscribe_html(app: Sphinx, path: str, kind: str, formats, prefix: s
         "subscribe-line",
         icon_html=ICON,
         noun=KIND_NOUNS.get(kind, "page"),
-        links_html=format_links(path, formats, prefix),
+        links_html=format_links(app, path, formats, prefix),
         feeds_href=f"{prefix}{FEEDS_PAGE}.html",
     )
 
