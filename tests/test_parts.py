@@ -1,7 +1,8 @@
 """Page parts are templates a fork overrides (kb.core.parts): the series box, related posts,
-the cite block, listing entries, the sidebar and the subscribe blocks, each from
-``_templates/kb/parts/``. The override shows on every page that has the part, and an
-incremental build, which replaces some parts in pages it does not write again, keeps it.
+the cite block, listing entries, a listing's pages, the catalog and archive pages, a series'
+page, the sidebar and the subscribe blocks, each from ``_templates/kb/parts/``. The override
+shows on every page that has the part, and an incremental build, which replaces some parts in
+pages it does not write again, keeps it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,33 @@ OVERRIDES = {
     ),
     "cite.html": '<p class="fork-cite">{{ reference|e }}</p>',
     "subscribe.html": '<p class="fork-subscribe"><a href="{{ feeds_href|e }}">Feeds</a></p>',
+    "pagination.html": (
+        '<nav class="fork-pages" data-page="{{ page.number }}" data-count="{{ page.count }}">'
+        '{% if newer %}<a class="fork-newer" href="{{ newer|e }}">Newer</a>{% endif %}'
+        '{% for number, href in pages %}<a class="fork-page" href="{{ href|e }}">{{ number }}</a>'
+        '{% endfor %}{% if older %}<a class="fork-older" href="{{ older|e }}">Older</a>{% endif %}'
+        "</nav>"
+    ),
+    "catalog-list.html": (
+        '<ol class="fork-catalog" data-kind="{{ kind|e }}">{% for href, name, count in items %}'
+        '<li><a href="{{ href|e }}">{{ name|e }}</a> <b>{{ count }}</b></li>{% endfor %}</ol>'
+    ),
+    "archive-years.html": (
+        '<div class="fork-years" data-count="{{ count }}">{% for name, href, items in years %}'
+        '<h2><a href="{{ href|e }}">{{ name|e }}</a></h2>{% for href, title, external, iso, text'
+        ' in items %}<a class="fork-year-post" href="{{ href|e }}">{{ title|e }}</a>{% endfor %}'
+        "{% endfor %}</div>"
+    ),
+    "series-page.html": (
+        '<div class="fork-series-page" data-count="{{ count }}">{% for label, entry_html in '
+        'members %}<p class="fork-part">{{ label|e }}</p>{{ entry_html }}{% endfor %}'
+        '<a class="fork-all-series" href="{{ all_series_href|e }}">Series</a></div>'
+    ),
+    "all-posts.html": '<p class="fork-all-posts"><a href="{{ href|e }}">Everything</a></p>',
+    "feed-links.html": (
+        '{% for href, media_type, label in links %}<a class="fork-feed" href="{{ href|e }}">'
+        "{{ label|e }}</a>{% endfor %}"
+    ),
 }
 
 
@@ -47,7 +75,8 @@ def forked(dest: Path) -> Path:
     for name, text in OVERRIDES.items():
         (parts / name).write_text(text + "\n", encoding="utf-8")
     with (root / "conf.py").open("a", encoding="utf-8") as conf:
-        conf.write('\ntemplates_path = ["_templates"]\n')
+        # Three posts a page: the 9 posts' listings have pages, and one more post adds one.
+        conf.write('\ntemplates_path = ["_templates"]\nkb_page_size = 3\n')
     return root
 
 
@@ -95,15 +124,96 @@ def test_the_forks_other_parts_replace_kbs(site: Path) -> None:
     assert post.select_one(".fork-sidebar h3").get_text() == "Recent posts"
     assert post.select_one(".kb-sidebar") is None
     assert post.select_one(".fork-subscribe a")["href"] == "../feeds.html"
-    archive = soup(site / "blog.html")
-    entries = archive.select(".fork-entry")
-    assert entries and archive.select_one(".kb-entry") is None
-    hrefs = [entry.select_one("a")["href"] for entry in entries]
+    hrefs = []
+    for name in ["blog.html", "blog/page/2.html"]:
+        archive = soup(site / name)
+        entries = archive.select(".fork-entry")
+        assert entries and archive.select_one(".kb-entry") is None
+        links = [entry.select_one("a")["href"] for entry in entries]
+        hrefs += [link if "://" in link else resolve_link(name, link) for link in links]
     assert "https://elsewhere.example.com/fp4-3" in hrefs  # the external member leads there
     assert "posts/gemm-2.html" in hrefs
     # kb's wrapper keeps other posts' titles out of the search index, whatever the template.
     box = post.select_one(".fork-series")
     assert box.parent["data-pagefind-ignore"] == "all"
+
+
+def _pagination(outdir: Path, name: str) -> list[str]:
+    """The pages the fork's pagination on the page ``name`` leads to, after checking it
+    marks the page itself and leads to the pages before and after."""
+    nav = soup(outdir / name).select_one("nav.fork-pages")
+    assert nav is not None, name
+    number, count = int(nav["data-page"]), int(nav["data-count"])
+    targets = [resolve_link(name, a["href"]) for a in nav.select(".fork-page")]
+    assert len(targets) == count > 1 and targets[number - 1] == name
+    newer, older = nav.select_one(".fork-newer"), nav.select_one(".fork-older")
+    assert (newer is None) == (number == 1) and (older is None) == (number == count)
+    if newer is not None:
+        assert resolve_link(name, newer["href"]) == targets[number - 2]
+    for target in targets:
+        assert (outdir / target).is_file(), target
+    return targets
+
+
+def test_the_forks_pagination_is_on_every_page_of_every_listing(site: Path) -> None:
+    shown = {name for name, html in pages(site).items() if b"fork-pages" in html}
+    listings = {
+        "blog",
+        "blog/category/article",
+        "blog/tag/gemm",
+        "blog/author/ada-lovelace",
+        "blog/2024",
+    }
+    for base in listings:
+        targets = _pagination(site, f"{base}.html")
+        assert targets[1:] == [f"{base}/page/{n}.html" for n in range(2, len(targets) + 1)]
+        assert all(_pagination(site, target) == targets for target in targets)
+    assert shown == {target for base in listings for target in _pagination(site, f"{base}.html")}
+    assert not [name for name, html in pages(site).items() if b"kb-pagination" in html]
+    assert _pagination(site, "blog.html") == ["blog.html", "blog/page/2.html", "blog/page/3.html"]
+
+
+def _catalog(outdir: Path, kind: str) -> dict[str, int]:
+    """The fork's list on the catalog page of ``kind``: each name and its count."""
+    name = f"blog/{kind}.html"
+    page = soup(outdir / name)
+    assert page.select_one(".kb-catalog") is None
+    items = page.select(f'ol.fork-catalog[data-kind="{kind}"] li')
+    for item in items:
+        assert (outdir / resolve_link(name, item.select_one("a")["href"])).is_file()
+    return {item.select_one("a").get_text(): int(item.select_one("b").get_text()) for item in items}
+
+
+def test_the_forks_catalog_list_is_on_every_catalog_page(site: Path) -> None:
+    assert _catalog(site, "category") == {"Article": 9}
+    assert _catalog(site, "tag") == {"gemm": 9}
+    assert _catalog(site, "author")["Ada Lovelace"] >= 1
+    # The series catalog is the same list: the series and their published members.
+    assert _catalog(site, "series") == {"GEMM tutorial": 6, "FP4 notes": 2}
+    everything = pages(site).values()
+    assert sum(b"fork-catalog" in html for html in everything) == 4
+    assert not any(b'class="kb-catalog ' in html for html in everything)
+
+
+def test_the_forks_archive_series_page_and_feed_links(site: Path) -> None:
+    archive = soup(site / "blog/archive.html")
+    years = archive.select_one(".fork-years")
+    assert years["data-count"] == "9" and archive.select_one(".kb-archive-year") is None
+    assert len(years.select(".fork-year-post")) == 9
+    series = soup(site / "blog/series/gemm-tutorial.html")
+    listing = series.select_one(".fork-series-page")
+    assert listing["data-count"] == "6" and series.select_one(".kb-series-summary") is None
+    labels = [p.get_text() for p in listing.select(".fork-part")]
+    assert labels[:3] == ["Part 1", "Part 2", "Part 3"]
+    assert len(listing.select(".kb-entry")) == 0 and len(listing.select(".fork-entry")) == 6
+    all_series = listing.select_one(".fork-all-series")["href"]
+    assert resolve_link("blog/series/gemm-tutorial", all_series) == "blog/series.html"
+    home = soup(site / "index.html")
+    assert home.select_one(".fork-all-posts a")["href"] == "blog.html"
+    assert home.select_one(".kb-all-posts") is None
+    line = soup(site / "blog/category/article.html").select_one(".kb-subscribe-line")
+    assert [a.get_text() for a in line.select("a.fork-feed")] == ["RSS", "Atom", "JSON Feed"]
+    assert len(line.select(".kb-feed-sep")) == 1  # the line's own, before "All feeds"
 
 
 def _change(root: Path, change: str) -> None:
@@ -140,5 +250,9 @@ def test_an_incremental_build_keeps_the_override(make_app, tmp_path: Path, chang
     if change == "add":
         titles = [a.get_text() for a in page.select(".fork-series a")]
         assert "GEMM part four" in titles and "GEMM part four" in shown
+        # The tenth post makes a fourth page of the listings, on the pages kept too.
+        outdir = Path(again.outdir)
+        assert len(_pagination(outdir, "blog/page/2.html")) == 4
+        assert _catalog(outdir, "category") == {"Article": 10}
     else:
         assert page.select_one(".kb-sidebar") is None and shown
