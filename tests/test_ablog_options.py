@@ -17,15 +17,13 @@ from helpers import soup
 from sitebuild import copy_root
 from sphinx.testing.util import SphinxTestApp
 
+from kb.checks.messages import say
+
 UNDATED = (
     "undated: a post without a date is a draft (as in ablog), kept off the site and previewed "
     "by kb serve --drafts; add a line `date: YYYY-MM-DD` to publish it"
 )
-SECTION_POST = (
-    "a second `post` directive: ablog would post this section on its own, but a post here is a "
-    "file (its page, feeds, search and related posts): move the section to a file of its own "
-    "under posts/, with this directive"
-)
+SECTION_POST = say("section_post")
 
 
 @pytest.fixture(scope="module")
@@ -189,18 +187,20 @@ def test_a_posts_own_folder_is_not_pages(built) -> None:
     assert (outdir / "posts/bundle" / link["href"]).is_file()
 
 
-def test_a_section_post_is_refused_at_its_line(tmp_path: Path) -> None:
+def test_a_second_post_directive_in_the_same_section_is_refused_at_its_line(
+    tmp_path: Path,
+) -> None:
     site = copy_root("ablogoptions", tmp_path / "site")
     post = site / "posts/options.rst"
     post.write_text(
         post.read_text()
-        + "\nA Section Posted Alone\n----------------------\n\n.. post:: 2021-10-08\n"
-        "   :category: Manual\n   :author: ahmet\n\nIts text.\n"
+        + "\n.. post:: 2021-10-08\n   :category: Manual\n   :author: ahmet\n\nIts text.\n"
     )
+    line = post.read_text().split("\n").index(".. post:: 2021-10-08") + 1
     status, problems, _ = run_check(site, "posts/options.rst")
-    assert (status, problems) == (1, [("posts/options.rst", 33, SECTION_POST)])
+    assert (status, problems) == (1, [("posts/options.rst", line, SECTION_POST)])
     _, warnings = build(site)
-    assert [w[:3] for w in warnings] == [("posts/options.rst", 33, SECTION_POST)]
+    assert [w[:3] for w in warnings] == [("posts/options.rst", line, SECTION_POST)]
 
 
 #: What each option of ablog's ``post`` directive does here, and the test that shows it.

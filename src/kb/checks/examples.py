@@ -103,10 +103,17 @@ EXAMPLES: dict[str, Example] = {
         line=9,
     ),
     "section_post": _ex(
-        source="Second Part\n-----------\n\n.. post:: 2026-03-20\n   :category: Article",
-        fix="Move the section, with its `post` directive, to a file of its own "
-        "(posts/2026/second-part.rst), and link the two posts.",
+        source="```{post} 2026-03-12\n```\n\nFirst part...\n\n"
+        "```{post} 2026-03-20\n:category: Article\n```",
+        fix_source="```{post} 2026-03-12\n```\n\nFirst part...\n\n## Second Part\n\n"
+        "```{post} 2026-03-20\n:category: Article\n```",
         line=24,
+    ),
+    "section_post_key": _ex(
+        {"key": "redirect"},
+        source="## Second Part\n\n```{post} 2026-03-20\n:redirect: old/second-part\n```",
+        fix_source="## Second Part\n\n```{post} 2026-03-20\n```",
+        line=26,
     ),
     "excerpt_not_count": _ex(
         {"shown": "first paragraph"},
@@ -511,6 +518,12 @@ EXAMPLES: dict[str, Example] = {
     "source_link_loop": _ex(fix="Replace the link with the file.", line=1),
     "source_not_regular": _ex(
         {"what": "a named pipe"}, fix="Put an ordinary file at that path.", line=1
+    ),
+    "same_page": _ex(
+        {"other": "posts/2026/tiling-basics.md"},
+        fix="git mv posts/2026/tiling-basics.rst posts/2026/tiling-basics-in-rst.rst",
+        where="posts/2026/tiling-basics.rst",
+        line=1,
     ),
     "source_too_large": _ex(
         {"limit": "33554432 bytes"},

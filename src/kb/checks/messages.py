@@ -43,9 +43,11 @@ MESSAGES = {
     # The body
     "no_title": "no title: add a `# Title` heading after the front matter; without one ablog "
     "silently leaves the post out",
-    "section_post": "a second `post` directive: ablog would post this section on its own, "
-    "but a post here is a file (its page, feeds, search and related posts): move the section "
-    "to a file of its own under posts/, with this directive",
+    "section_post": "a second `post` directive in the same section: ablog posts a section on "
+    "its own only when the directive stands in it: put a heading above the directive (`## "
+    "Title` in Markdown, an underlined title in rst), or move the section to a file of its own",
+    "section_post_key": "`{key}` belongs to the file's post (its page), not to a section "
+    "posted on its own: move it to the file's first `post` directive or its front matter",
     "excerpt_not_count": "excerpt {shown} is not a number: ablog's `excerpt` is how many "
     "paragraphs the excerpt takes (`excerpt: 2`); for an excerpt of your own words write "
     "`description: ...`",
@@ -208,6 +210,8 @@ MESSAGES = {
     "link with the file",
     "source_not_regular": "this post is not an ordinary file but {what}, and is never read: put "
     "an ordinary file here",
+    "same_page": "this file and {other} are the same page (one name, two suffixes), and only "
+    "{other} is read: rename this file, or delete the one you do not want",
     "source_too_large": "this post is larger than kb_max_file_bytes ({limit}) and is never read: "
     "split it, or raise kb_max_file_bytes in conf.py",
     "folder_link_out": "this folder is a symbolic link that leads outside the repository, and "

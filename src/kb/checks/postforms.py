@@ -137,11 +137,13 @@ def fields_as_text(text: str) -> str:
     return "\n".join(lines)
 
 
-def read_rst_post_directive(text: str) -> tuple[dict[str, Field], str, int] | None:
-    """The first ``.. post::`` directive's fields (its argument as ``date``), its content, and
-    the line (1-based) it starts on; None without one."""
+def read_rst_post_directive(text: str, start: int = 1) -> tuple[dict[str, Field], str, int] | None:
+    """The first ``.. post::`` directive at or after line ``start`` (1-based): its fields (its
+    argument as ``date``), its content, and the line (1-based) it starts on; None without one."""
     lines = text.split("\n")
     for number, line in enumerate(lines):
+        if number + 1 < start:
+            continue
         found = _RST_DIRECTIVE.match(line)
         if found is None or found["name"] != "post":
             continue
@@ -186,13 +188,15 @@ def read_rst_body(text: str, fields: dict[str, Field]) -> BodyFacts:
 # -- MyST -----------------------------------------------------------------------------------------
 
 
-def read_myst_post_directive(text: str):
-    """The first ```` ```{post} ```` directive's ``:key:`` options (its argument as
-    ``date``), whether it has content (the excerpt), the line (1-based) it starts on, and the
-    1-based lines of a ``---`` block of YAML options between its first and last line (or
-    None); None without one."""
+def read_myst_post_directive(text: str, start: int = 1):
+    """The first ```` ```{post} ```` directive at or after line ``start`` (1-based): its
+    ``:key:`` options (its argument as ``date``), whether it has content (the excerpt), the
+    line (1-based) it starts on, and the 1-based lines of a ``---`` block of YAML options
+    between its first and last line (or None); None without one."""
     lines = text.split("\n")
     for number, line in enumerate(lines):
+        if number + 1 < start:
+            continue
         found = _MYST_POST.match(line)
         if found is None:
             continue
@@ -258,11 +262,76 @@ def post_directive_lines(text: str, rst: bool) -> list[int]:
     return found
 
 
-def _section_posts(text: str, rst: bool) -> list[Problem]:
-    """A second ``post`` directive in one file: ablog posts that section on its own. Here a
-    post is a file (its page, feeds, search and related posts are per page), so it is
-    refused at its line with the fix, and the file stays one post."""
-    return [Problem(line, say("section_post")) for line in post_directive_lines(text, rst)[1:]]
+#: The options of ablog's ``post`` directive that belong to a file's post (its page's old
+#: addresses), never to a section posted on its own.
+FILE_ONLY_KEYS = ("redirect",)
+
+
+def _headings(text: str, start: int, end: int, rst: bool) -> list[tuple[str, int]]:
+    """The section titles between lines ``start`` and ``end`` (1-based, ``end`` excluded),
+    with their lines, as the checks read headings (outside code blocks)."""
+    lines = text.split("\n")
+    found: list[tuple[str, int]] = []
+    if rst:
+        at = start - 1
+        while True:
+            title, at = rst_title(lines[: end - 1], at)
+            if not title:
+                return found
+            found.append((title, at + 1))
+            at += 2
+    # From the top: only there is it known which lines are inside a code block. A heading is
+    # never inside one, so each scan starts again right below the last heading found.
+    first = 1
+    while first < end:
+        body = read_body("\n".join(lines[first - 1 : end - 1]), first)
+        if not body.title:
+            break
+        found.append((body.title, body.title_line))
+        first = body.title_line + 1
+    return [(title, line) for title, line in found if line >= start]
+
+
+def section_post_fields(text: str, line: int, rst: bool) -> dict[str, Field]:
+    """The fields of the ``post`` directive that starts at ``line`` (a YAML block of options
+    included)."""
+    if rst:
+        directive = read_rst_post_directive(text, line)
+        return directive[0] if directive is not None else {}
+    found = read_myst_post_directive(text, line)
+    if found is None:
+        return {}
+    fields, _, _, block = found
+    if block is not None:
+        lines = text.split("\n")
+        parsed, _ = parse_yaml("\n".join(lines[block[0] - 1 : block[1] - 1]), block[0])
+        fields = {**fields, **parsed}
+    return fields
+
+
+def _section_posts(text: str, rst: bool, rules: Rules) -> list[Problem]:
+    """Every ``post`` directive after a file's first: ablog posts the section it stands in on
+    its own (listed, archived and in the feeds, leading to that section of the file's page).
+    It must stand in a section of its own, below a heading after the directive before it;
+    else it is refused at its line with the fix. Its fields get every check a post's get,
+    but those that belong to the file's page (:data:`FILE_ONLY_KEYS`)."""
+    problems: list[Problem] = []
+    directive_lines = post_directive_lines(text, rst)
+    for previous, line in zip(directive_lines, directive_lines[1:], strict=False):
+        headings = _headings(text, previous + 1, line, rst)
+        if not headings:
+            problems.append(Problem(line, say("section_post")))
+            continue
+        fields = section_post_fields(text, line, rst)
+        for key in FILE_ONLY_KEYS:
+            if key in fields:
+                problems.append(Problem(fields[key].line, say("section_post_key", key=key), key))
+        fields = {key: item for key, item in fields.items() if key not in FILE_ONLY_KEYS}
+        title, title_line = headings[-1]
+        body = with_title(BodyFacts(title=title, title_line=title_line, has_paragraph=True), fields)
+        _, found = check_fields(fields, body, line, rules)
+        problems += found
+    return problems
 
 
 # -- One entry for every text form -----------------------------------------------------------
@@ -272,7 +341,8 @@ def check_text_post(path: str, text: str, rules: Rules) -> tuple[PostFacts, list
     """Check a post written as text, in whichever form ablog would read it."""
     rst = path.endswith(".rst")
     facts, problems = _check_text_post(rst, text, rules)
-    return facts, sorted([*problems, *_section_posts(text, rst)], key=lambda p: p.line)
+    problems = [*problems, *_section_posts(text, rst, rules)]
+    return facts, sorted(problems, key=lambda p: p.line)
 
 
 def _check_text_post(rst: bool, text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:

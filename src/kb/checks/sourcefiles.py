@@ -111,8 +111,16 @@ def unsafe_sources(
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError:
             continue
+        stems: dict[str, str] = {}  # a page's name in this folder -> the file Sphinx reads
         for entry in entries:
             relpath = f"{relative}/{entry.name}" if relative else entry.name
+            suffix = next((x for x in suffixes if entry.name.endswith(x)), None)
+            if suffix is not None and not entry.is_dir(follow_symlinks=False):
+                stem = entry.name[: -len(suffix)]
+                if stem in stems:  # Sphinx reads the first name in sorted order, and warns
+                    found.refuse(relpath, "same_page", other=stems[stem])
+                    continue
+                stems[stem] = relpath
             if entry.is_symlink():
                 _judge_link(root, Path(entry.path), relpath, suffixes, limit, found, pending)
             elif entry.is_dir(follow_symlinks=False):

@@ -49,60 +49,87 @@ def post_directives(document: nodes.document) -> list[nodes.Element]:
 
 
 #: The attribute that marks the paragraphs of a ``post`` directive's content: ablog's
-#: excerpt for that post, wherever in the post the directive stands.
+#: excerpt for that post, wherever in the post the directive stands. Its value is the
+#: directive's place among the file's posts (1 for the file's own post; True, from older
+#: environments, is 1 too).
 DIRECTIVE_EXCERPT = "kb_directive_excerpt"
 
 
-#: The document attribute keeping the content of a ``post`` directive with ``:exclude:``.
+#: The document attribute keeping the content of each ``post`` directive with ``:exclude:``,
+#: by the directive's place (1 for the first).
 EXCLUDED_EXCERPT = "kb_excluded_excerpt"
-#: The document attribute keeping the first ``post`` directive's ``:excerpt:`` and ``:image:``
+#: The document attribute keeping each ``post`` directive's ``:excerpt:`` and ``:image:``
 #: numbers, which ablog's doctree-read handler takes away with the directive's node.
 EXCERPT_OPTIONS = "kb_excerpt_options"
 
 
 def mark_directive_excerpts(document: nodes.document, directives: list[nodes.Element]) -> None:
     """Mark the paragraphs of each directive's content, which ablog moves into the page in
-    its place: the catalog takes them as the excerpt, as ablog does. Keep the first
-    directive's ``:excerpt: N`` and ``:image: N`` for :func:`excerpt_options`."""
-    for directive in directives[:1]:  # a second one is refused (checks.postforms)
+    its place: the catalog takes them as the excerpt, as ablog does. Keep each directive's
+    ``:excerpt: N`` and ``:image: N`` for :func:`excerpt_options`."""
+    excluded: dict[int, list[nodes.Element]] = {}
+    for order, directive in enumerate(directives, start=1):
         for child in directive.children:
             if isinstance(child, nodes.paragraph):
-                child[DIRECTIVE_EXCERPT] = True
+                child[DIRECTIVE_EXCERPT] = order
         if directive.get("exclude"):  # ablog keeps the content off the page: the excerpt only
-            document[EXCLUDED_EXCERPT] = [child.deepcopy() for child in directive.children]
-    if directives:
-        document[EXCERPT_OPTIONS] = (directives[0].get("excerpt"), directives[0].get("image"))
+            excluded[order] = [child.deepcopy() for child in directive.children]
+    if excluded:
+        document[EXCLUDED_EXCERPT] = excluded
+    document[EXCERPT_OPTIONS] = [(d.get("excerpt"), d.get("image")) for d in directives]
 
 
-def keep_one_post(document: nodes.document, directives: list[nodes.Element]) -> list:
-    """Unwrap the ``post`` directives ablog cannot take, their content left in the page; the
-    checks report each at its line (:mod:`kb.checks.postforms`, :mod:`kb.checks.frontmatter`).
+def keep_posts(document: nodes.document, directives: list[nodes.Element]) -> list:
+    """The ``post`` directives ablog can take; the others are unwrapped, their content left
+    in the page, and the checks report each at its line (:mod:`kb.checks.postforms`,
+    :mod:`kb.checks.frontmatter`).
 
-    * A second one: ablog 0.11 would post its section on its own, and loops for ever looking
-      for that section when the directive does not stand in one.
+    * A later one that does not stand right inside a section below the title, or stands in
+      the same section as an earlier one: ablog would look for its section for ever.
     * Any, in a document with no title at all and no ``:title:``: ablog raises "Missing title".
+
+    With more than one, ablog reads each from the section it stands in, so a first directive
+    written above the title (MyST's top of the file) is moved to just below the title.
     """
     kept = directives[:1]
     if kept and not kept[0].get("title") and not any(document.findall(nodes.title)):
         kept = []
+    taken = {id(kept[0].parent)} if kept else set()
+    for directive in directives[1:] if kept else ():
+        parent = directive.parent
+        in_a_section = isinstance(parent, nodes.section) and parent.parent is not document
+        if in_a_section and id(parent) not in taken:
+            kept.append(directive)
+            taken.add(id(parent))
     for directive in directives:
         if not any(directive is other for other in kept):
             directive.replace_self(directive.children)
+    if len(kept) > 1 and not isinstance(kept[0].parent, nodes.section):
+        title = next(iter(document.findall(nodes.section)), None)
+        if title is not None:
+            kept[0].parent.remove(kept[0])
+            title.insert(1, kept[0])
     return kept
 
 
-def excluded_excerpt(document: nodes.document) -> list[nodes.Element]:
-    """The content of a ``post`` directive with ``:exclude:``: ablog's excerpt, which it
-    takes off the page; taken from the document, which keeps no copy."""
-    return document.attributes.pop(EXCLUDED_EXCERPT, None) or []
+def excluded_excerpt(document: nodes.document, order: int = 1) -> list[nodes.Element]:
+    """The content of the ``order``-th ``post`` directive, when it has ``:exclude:``: ablog's
+    excerpt, which it takes off the page; taken from the document, which keeps no copy."""
+    excluded = document.attributes.get(EXCLUDED_EXCERPT)
+    return excluded.pop(order, None) or [] if isinstance(excluded, dict) else []
 
 
-def excerpt_options(config, document: nodes.document, metadata: dict) -> tuple[int, int]:
+def excerpt_options(
+    config, document: nodes.document, metadata: dict, order: int = 1
+) -> tuple[int, int]:
     """How many paragraphs a post's excerpt takes and which of its images (1 for the first,
     0 for none) it shows, as ablog reads them: the ``post`` directive's ``:excerpt:`` and
     ``:image:``, else the front matter's ``excerpt`` and ``image``, else ``post_auto_excerpt``
     and ``post_auto_image``. A value that is not a number is reported by the checks."""
-    given = document.get(EXCERPT_OPTIONS) or (metadata.get("excerpt"), metadata.get("image"))
+    options = document.get(EXCERPT_OPTIONS) or []
+    given = options[order - 1] if len(options) >= order else (None, None)
+    if order == 1 and given == (None, None):
+        given = (metadata.get("excerpt"), metadata.get("image"))
     defaults = (config.post_auto_excerpt, config.post_auto_image)
     excerpt, image = (
         _count(value, default) for value, default in zip(given, defaults, strict=True)
@@ -131,12 +158,16 @@ def reference_page(app: Sphinx, target: str) -> tuple[str, str] | None:
     return (str(found[0]), str(found[1])) if found else None
 
 
-def post_record(env, docname: str) -> dict | None:
-    """What ablog read from a post's front matter, as plain values; None for no post."""
-    infos = getattr(env, "ablog_posts", {}).get(docname)
-    if not infos:
-        return None
-    info = infos[0]
+def post_records(env, docname: str) -> list[dict]:
+    """What ablog read of each post of a document, as plain values: the file's own post first
+    (``section`` ""), then its section posts (``section``: the id of the section each posts,
+    with ``order``, its directive's place in the file); empty for no post."""
+    infos = getattr(env, "ablog_posts", {}).get(docname) or []
+    records = [_record(info) for info in infos]
+    return sorted(records, key=lambda record: (bool(record["section"]), record["order"]))
+
+
+def _record(info: dict) -> dict:
     return {
         "title": info["title"],
         "date": info["date"],
@@ -148,6 +179,8 @@ def post_record(env, docname: str) -> dict | None:
         "languages": [str(x) for x in info.get("language") or ()],
         "external_link": info["external_link"] or "",
         "redirects": [str(r) for r in info.get("redirect") or ()],
+        "section": str(info.get("section") or ""),
+        "order": int(info.get("order") or 1),
     }
 
 

@@ -38,14 +38,15 @@ def source(env: BuildEnvironment, docname: str) -> PostSource:
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
-    record = ablog.post_record(env, env.docname)
-    if record is None:
-        return
+    records = ablog.post_records(env, env.docname)
+    if not records or records[0]["section"]:
+        return  # not a post (a file whose only posts are sections is refused by the checks)
     meta = env.metadata.get(env.docname, {})
     paragraphs, picture = ablog.excerpt_options(app.config, doctree, meta)
     image = _nth_image(doctree, picture)
-    source(env, env.docname).fields = {
-        **record,
+    record = source(env, env.docname)
+    record.fields = {
+        **records[0],
         "description": str(meta.get("description", "")).strip(),
         "updated": str(meta.get("updated", "")).strip(),
         "series": str(meta.get("series", "")).strip(),
@@ -57,26 +58,57 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         "excerpt": _excerpt_source(doctree, paragraphs, image),
         "words": len(doctree.astext().split()),
     }
+    record.sections = [_section_fields(app, doctree, one) for one in records[1:]]
     env_state(env).excerpts.pop(env.docname, None)
 
 
+def _section_fields(app: Sphinx, doctree: nodes.document, record: dict) -> dict:
+    """What listings need of a section post: its own excerpt, from its section."""
+    section = doctree.ids.get(record["section"])
+    if section is None:
+        section = nodes.section()
+    order = record["order"]
+    paragraphs, picture = ablog.excerpt_options(app.config, doctree, {}, order)
+    image = _nth_image(section, picture)
+    return {
+        **record,
+        "description": "",
+        "updated": "",
+        "series": "",
+        "part": "",
+        "redirects": [],
+        "image": "",
+        "excerpt": _excerpt_source(doctree, paragraphs, image, order, section),
+        "words": len(section.astext().split()),
+    }
+
+
 def _excerpt_source(
-    doctree: nodes.document, paragraphs: int = 1, image: nodes.image | None = None
+    doctree: nodes.document,
+    paragraphs: int = 1,
+    image: nodes.image | None = None,
+    order: int = 1,
+    within: nodes.Element | None = None,
 ) -> nodes.Element | None:
-    """The excerpt, as ablog makes it: a ``post`` directive's content, wherever the directive
-    stands; else the first ``paragraphs`` paragraphs with text (ablog's ``:excerpt: N``),
+    """The excerpt, as ablog makes it: the ``order``-th ``post`` directive's content,
+    wherever the directive stands; else the first ``paragraphs`` paragraphs with text of the
+    document (or of the section ``within``, for a section post: ablog's ``:excerpt: N``),
     their images removed, so an image never becomes the excerpt by accident; then the picture
     ablog's ``:image: N`` names. One paragraph alone, or the parts in an :data:`EXCERPT_PARTS`
     container, which is rendered as its children."""
-    marked = [p for p in doctree.findall(nodes.paragraph) if p.get(ablog.DIRECTIVE_EXCERPT)]
-    for kept in ablog.excluded_excerpt(doctree):
-        marked += [p for p in kept.findall(nodes.paragraph) if p.get(ablog.DIRECTIVE_EXCERPT)]
+    mark = ablog.DIRECTIVE_EXCERPT
+    marked = [p for p in doctree.findall(nodes.paragraph) if _is_order(p.get(mark), order)]
+    for kept in ablog.excluded_excerpt(doctree, order):
+        marked += [p for p in kept.findall(nodes.paragraph) if _is_order(p.get(mark), order)]
+    candidates = marked or (within or doctree).findall(nodes.paragraph)
     parts: list[nodes.Element] = []
-    for paragraph in marked or doctree.findall(nodes.paragraph):
+    for paragraph in candidates:
         if len(parts) >= (len(marked) or paragraphs):
             break
         if isinstance(paragraph.parent, (nodes.field_body, nodes.docinfo, nodes.system_message)):
             continue
+        if not marked and within is None and paragraph.get(mark) not in (None, 1, True):
+            continue  # a section post's own excerpt is not the file's
         copy = paragraph.deepcopy()
         for inner in list(copy.findall(nodes.image)):
             inner.parent.remove(inner)
@@ -91,7 +123,12 @@ def _excerpt_source(
     return nodes.container("", *parts, **{EXCERPT_PARTS: True}) if parts else None
 
 
-def _nth_image(doctree: nodes.document, number: int) -> nodes.image | None:
+def _is_order(value: object, order: int) -> bool:
+    # True (environments of older versions, which marked the first directive only) is 1.
+    return value is not None and value is not False and value == order
+
+
+def _nth_image(doctree: nodes.Element, number: int) -> nodes.image | None:
     """The post's image that ablog's ``:image: N`` names (1 for the first), or None."""
     if number <= 0:
         return None
@@ -169,38 +206,49 @@ def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
     drafts: list[Post] = []
     posts = env_state(env).posts
     for docname in sorted(posts):
-        raw = posts[docname].fields
-        if not raw or (raw["date"] is None and not app.config.kb_drafts):
-            continue  # not a post; or undated, a draft left out (core/drafts) or unreadable
-        undated = raw["date"] is None  # a draft, in a preview: listed first, as the newest
-        when = cutoff if undated else as_utc(raw["date"])
-        post = Post(
-            docname=docname,
-            title=raw["title"],
-            date=when,
-            updated=_updated(raw, when, cutoff, app.config.post_date_format),
-            authors=tuple(labels("author", a) for a in raw["authors"] if a),
-            categories=tuple(labels("category", c) for c in raw["categories"] if c),
-            tags=tuple(labels("tag", t) for t in raw["tags"] if t),
-            year=labels("year", str(when.year)),
-            excerpt_html=_cached_excerpt(app, env, docname, raw),
-            excerpt_text=_excerpt_text(raw),
-            words=raw["words"],
-            external_link=raw["external_link"],
-            series=raw["series"],
-            part=raw["part"],
-            image=raw["image"],
-            redirects=_allowed_redirects(app, docname, raw),
-            locations=tuple(labels("location", x) for x in raw.get("locations", ()) if x),
-            languages=tuple(labels("language", x) for x in raw.get("languages", ()) if x),
-            published=when < cutoff,
-            undated=undated,
-        )
-        (published if post.published else drafts).append(post)
+        file_post = posts[docname].fields
+        for raw in (file_post, *(posts[docname].sections if file_post else ())):
+            post = _post(app, env, docname, raw, labels, cutoff)
+            if post is not None:
+                (published if post.published else drafts).append(post)
     published.sort(key=_newest_first)
     drafts.sort(key=_newest_first)
     series = group_series(published, blog_path)
     return Catalog(published, drafts, labels.grouped(published), series, blog_path)
+
+
+def _post(
+    app: Sphinx, env: BuildEnvironment, docname: str, raw: dict, labels: _Labels, cutoff
+) -> Post | None:
+    """The catalog's record of one post of ``docname`` (its own or a section's)."""
+    if not raw or (raw["date"] is None and not app.config.kb_drafts):
+        return None  # not a post; or undated, a draft left out (core/drafts) or unreadable
+    undated = raw["date"] is None  # a draft, in a preview: listed first, as the newest
+    when = cutoff if undated else as_utc(raw["date"])
+    section = raw.get("section", "")
+    return Post(
+        docname=docname,
+        title=raw["title"],
+        date=when,
+        updated=_updated(raw, when, cutoff, app.config.post_date_format),
+        authors=tuple(labels("author", a) for a in raw["authors"] if a),
+        categories=tuple(labels("category", c) for c in raw["categories"] if c),
+        tags=tuple(labels("tag", t) for t in raw["tags"] if t),
+        year=labels("year", str(when.year)),
+        excerpt_html=_cached_excerpt(app, env, docname, raw, section),
+        excerpt_text=_excerpt_text(raw),
+        words=raw["words"],
+        external_link=raw["external_link"],
+        series=raw["series"],
+        part=raw["part"],
+        image=raw["image"],
+        redirects=() if section else _allowed_redirects(app, docname, raw),
+        locations=tuple(labels("location", x) for x in raw.get("locations", ()) if x),
+        languages=tuple(labels("language", x) for x in raw.get("languages", ()) if x),
+        published=when < cutoff,
+        undated=undated,
+        section=section,
+    )
 
 
 def group_series(published: list[Post], blog_path: str) -> list[Series]:
@@ -222,7 +270,7 @@ def group_series(published: list[Post], blog_path: str) -> list[Series]:
 
 def _newest_first(post: Post):
     # A stable order: newest first, then by title and docname so ties never flip.
-    return (-post.date.timestamp(), post.title, post.docname)
+    return (-post.date.timestamp(), post.title, post.key)
 
 
 def _updated(raw: dict, published: datetime, cutoff: datetime, date_format: str) -> datetime:
@@ -260,14 +308,21 @@ def _excerpt_text(raw: dict) -> str:
     return reader_text(paragraph)
 
 
-def _cached_excerpt(app: Sphinx, env: BuildEnvironment, docname: str, raw: dict) -> str:
+def _cached_excerpt(
+    app: Sphinx, env: BuildEnvironment, docname: str, raw: dict, section: str = ""
+) -> str:
     """The excerpt's HTML, rendered once per reading of the post. Once it is rendered, the
     paragraph's nodes give way to its text: the environment is pickled after every build
-    that read anything and unpickled by every build, and nodes cost far more than strings."""
+    that read anything and unpickled by every build, and nodes cost far more than strings.
+    A section post's is kept in its own record (purged with the file's)."""
     excerpts = env_state(env).excerpts
-    html = excerpts.get(docname)
+    html = raw.get("excerpt_html") if section else excerpts.get(docname)
     if html is None:
-        html = excerpts[docname] = render_excerpt(app, docname, _excerpt_paragraph(raw))
+        html = render_excerpt(app, docname, _excerpt_paragraph(raw))
+        if section:
+            raw["excerpt_html"] = html
+        else:
+            excerpts[docname] = html
     if raw.get("excerpt") is not None:
         raw["excerpt_text"] = _excerpt_text(raw)
         raw["excerpt"] = None

@@ -77,6 +77,7 @@ def _leave_out_unsafe(app: Sphinx, config) -> None:
                 subtype="path",
             )
     leave_out(app, found.left_out)
+    build_state(app).refused_sources = set(found.left_out)
 
 
 def _warn_ignored(app: Sphinx) -> None:

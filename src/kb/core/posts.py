@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 
 from ..checks.slugs import join
 
@@ -66,6 +67,20 @@ class Post:
     undated: bool = False  # a draft without a date (ablog's), dated the preview's day to sort
     locations: tuple[Label, ...] = ()  # ablog's :location: and :language:
     languages: tuple[Label, ...] = ()
+    # ablog's section post: the id of the section of its file's page that it posts on its
+    # own; "" for a file's own post. A section post is listed, archived and in the feeds,
+    # leading to that section; it has no page, series, related posts or old addresses.
+    section: str = ""
+
+    @property
+    def key(self) -> str:
+        """What tells this post from every other: its document, and its section if any."""
+        return f"{self.docname}#{self.section}" if self.section else self.docname
+
+    @property
+    def anchor(self) -> str:
+        """What a link to the post adds to its page's address: ``#section`` or nothing."""
+        return f"#{self.section}" if self.section else ""
 
     @property
     def reading_minutes(self) -> int:
@@ -96,7 +111,7 @@ class Post:
         if cached is not None:
             return cached
         parts = [
-            self.docname,
+            self.key,
             self.title,
             self.date.isoformat(),
             self.updated.isoformat(),
@@ -173,13 +188,20 @@ class Catalog:
     blog_path: str
 
     def __post_init__(self) -> None:
-        self._by_docname = {p.docname: p for p in (*self.posts, *self.drafts)}
+        # A page's post: never one of the section posts of the same file.
+        self._by_docname = {p.docname: p for p in (*self.posts, *self.drafts) if not p.section}
         self._series_of = {post.docname: one for one in self.series for post in one.posts}
 
     def __repr__(self) -> str:
         # Sphinx logs repr() of every event's arguments; the dataclass repr of a thousand
         # posts took a quarter of a second on each build.
         return f"<Catalog: {len(self.posts)} posts, {len(self.drafts)} drafts>"
+
+    @cached_property
+    def page_posts(self) -> list[Post]:
+        """The published posts that have a page of their own (no section posts), newest
+        first: what related posts, backlinks, the glossary and the sitemap go through."""
+        return [post for post in self.posts if not post.section]
 
     def by_docname(self, docname: str) -> Post | None:
         return self._by_docname.get(docname)

@@ -110,6 +110,7 @@ class PostSource:
     facts: PostFacts | None = None  # the checks' findings, for the checks across posts
     flawed: bool = False  # the checks found an error: read again on every build
     fields: dict = field(default_factory=dict)  # what listings need; empty: not a post
+    sections: list[dict] = field(default_factory=list)  # the same, for each section post
 
 
 Signer = Callable[[Sphinx, str], str]

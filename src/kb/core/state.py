@@ -78,6 +78,9 @@ class BuildState:
     configured_excludes: list[str] | None = None
     # core.drafts at config-inited; core.validation checks them at env-updated.
     draft_sources: list[str] = field(default_factory=list)
+    # core.finding at config-inited: the sources refused unread (links out, FIFOs, too large,
+    # a second file of one page), each reported at its line 1; the drafts' checks skip them.
+    refused_sources: set[str] = field(default_factory=set)
     # core.validation: every post file ablog finds, looked for once per build (config-inited).
     post_files: list[str] | None = None
     # core.validation at env-before-read-docs (sources it could not decode); its link checks.

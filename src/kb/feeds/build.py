@@ -58,7 +58,7 @@ def write_feeds(app: Sphinx) -> dict[Path, bool]:
     base = site_url(app)
     catalog = get_catalog(app)
     scopes = feed_scopes(app, catalog)
-    needed = {post.docname: post for scope in scopes for post in scope.posts}
+    needed = {post.key: post for scope in scopes for post in scope.posts}
     outdir = Path(app.outdir)
     paths = {
         (scope.path, fmt): outdir / scope.path / FORMATS[fmt][0]
@@ -94,7 +94,7 @@ def _feeds_are_current(app: Sphinx, base: str, scopes, posts, paths) -> bool:
         base,
         fallback_date().isoformat(),
         *(f"{s.path}|{s.title}|{s.description}|{s.home_docname}" for s in scopes),
-        *(",".join(post.docname for post in s.posts) for s in scopes),
+        *(",".join(post.key for post in s.posts) for s in scopes),
         *(post.fingerprint() for post in posts),
     )
     return is_current(app, FEEDS_DIR, signature, paths)

@@ -59,12 +59,12 @@ def full_text_html(app: Sphinx, docname: str, url: str) -> str:
 
 
 def feed_item(app: Sphinx, catalog: Catalog, post: Post, base: str) -> Item:
-    url = page_url(app, base, post.docname)
+    url = page_url(app, base, post.docname) + post.anchor
     link = post.external_link or url
     blog = base + catalog.blog_path
     excerpt = absolute_links(relocate_links(post.excerpt_html, base), url)
     footer = footer_html(app, post, link, base)
-    if build_state(app).config.feed_fulltext:
+    if build_state(app).config.feed_fulltext and not post.section:  # a section: its excerpt
         content, summary = full_text_html(app, post.docname, url) + footer, excerpt
     else:
         content, summary = excerpt + footer, ""
@@ -96,7 +96,7 @@ def feed_author(app: Sphinx) -> str:
 
 
 def build_feed(app: Sphinx, scope: Scope, items: dict[str, Item], base: str) -> Feed:
-    chosen = tuple(items[post.docname] for post in scope.posts)
+    chosen = tuple(items[post.key] for post in scope.posts)
     formats = build_state(app).config.feed_formats
     return Feed(
         title=scope.title,

@@ -41,7 +41,7 @@ def sitemap_entries(app: Sphinx) -> list[tuple[str, str | None]]:
     leave_out |= {old for post in catalog.posts for old in post.redirects}
     leave_out |= state.old_address_pages  # kb.pages.redirects
     leave_out.add(getattr(app.config, "notfound_pagename", "404"))
-    updated = {post.docname: post.updated.date().isoformat() for post in catalog.posts}
+    updated = {post.docname: post.updated.date().isoformat() for post in catalog.page_posts}
     link = app.builder.get_target_uri
     excluded = _any_of(state.config.sitemap_excludes)
     entries = {}

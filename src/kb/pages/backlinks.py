@@ -34,7 +34,7 @@ TITLE = "Linked from"
 def backlinks(env, catalog: Catalog) -> dict[str, list[Post]]:
     """For each document linked from a published post, those posts, newest first."""
     found: dict[str, list[Post]] = {}
-    for post in catalog.posts:  # newest first: each list keeps that order
+    for post in catalog.page_posts:  # newest first: each list keeps that order
         for target in sorted(linked_documents(env, post.docname)):
             found.setdefault(target, []).append(post)
     return found

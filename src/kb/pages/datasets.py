@@ -34,7 +34,7 @@ JSON_VERSION = 1
 def site_entries(app: Sphinx, catalog: Catalog) -> list[DatasetEntry]:
     env = app.env
     drafts = {post.docname for post in catalog.drafts}
-    order = {post.docname: index for index, post in enumerate(catalog.posts)}
+    order = {post.docname: index for index, post in enumerate(catalog.page_posts)}
     pages = [
         docname
         for docname in datasets.documents(env)

@@ -28,7 +28,7 @@ def post_href(post: Post, prefix: str) -> str:
     """Where a listing's title and "Go to article…" lead: the external site, or our page."""
     if post.external_link:
         return post.external_link
-    return prefix + post.docname + ".html"
+    return prefix + post.docname + ".html" + post.anchor
 
 
 def label_links(labels: tuple[Label, ...], prefix: str) -> str:
@@ -75,7 +75,7 @@ def entries_html(
         made = {}
     entries = []
     for post in posts:
-        key = (post.docname, prefix, heading)
+        key = (post.key, prefix, heading)
         entry = made.get(key)
         if entry is None:
             entry = made[key] = entry_html(app, post, prefix, heading)

@@ -49,7 +49,7 @@ def term_uses(app: Sphinx, catalog: Catalog) -> dict[str, list[Post]]:
     """For each term (casefolded), the published posts that link it, newest first."""
     links = outgoing(app.env)
     uses: dict[str, list[Post]] = {}
-    for post in catalog.posts:
+    for post in catalog.page_posts:
         found = links.get(post.docname)
         for term in sorted(found.terms) if found else ():
             uses.setdefault(term, []).append(post)
@@ -80,7 +80,7 @@ def _entry_posts(app: Sphinx, item: nodes.definition_list_item) -> list[Post]:
     names = {" ".join(term.astext().split()).casefold() for term in item.findall(nodes.term)}
     uses = build_state(app).term_uses
     chosen = {p.docname: p for name in names for p in uses.get(name, ())}
-    order = {p.docname: n for n, p in enumerate(get_catalog(app).posts)}
+    order = {p.docname: n for n, p in enumerate(get_catalog(app).page_posts)}
     return sorted(chosen.values(), key=lambda p: order[p.docname])
 
 

@@ -185,7 +185,10 @@ def entry_line(app: Sphinx, docname: str, post: Post, fields, date_format: str) 
             parts.append(_link(post.external_link, escape(post.title), external=True))
         elif key == "title":
             parts.append(
-                _link(app.builder.get_relative_uri(docname, post.docname), escape(post.title))
+                _link(
+                    app.builder.get_relative_uri(docname, post.docname) + post.anchor,
+                    escape(post.title),
+                )
             )
         elif key is not None:
             parts.append(_label_links(app, docname, _labels(post, LABEL_KEYS[key])))
@@ -216,7 +219,7 @@ def postlist_html(app: Sphinx, node: nodes.Element, docname: str, catalog: Catal
             excerpt = relocate_links(post.excerpt_html, prefix)
             item += f'<div class="ablog-post-excerpt">{excerpt}</div>'
             if expand and expand.strip():
-                uri = app.builder.get_relative_uri(docname, post.docname)
+                uri = app.builder.get_relative_uri(docname, post.docname) + post.anchor
                 link = _link(uri, f"<em>{escape(expand.strip())}</em>")
                 item += f'<p class="ablog-post-expand">{link}</p>'
         items.append(f'<li class="ablog-post">{item}</li>')

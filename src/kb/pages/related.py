@@ -300,10 +300,11 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
         return
     terms = env_state(app.env).related_terms
     signs = env_state(app.env).related_signs
-    key = digest([str(count), _inputs(catalog.posts, terms, signs)])
+    pages = catalog.page_posts  # a section post has no page, so no related posts
+    key = digest([str(count), _inputs(pages, terms, signs)])
     kept = state.journal.kept(SECTION) if state.journal is not None else None
     reused = _kept_lists(kept, key) if state.config.incremental else None
-    lists = reused if reused is not None else related_lists(catalog.posts, terms, count)
+    lists = reused if reused is not None else related_lists(pages, terms, count)
     state.kept_sections[SECTION] = lambda: {"key": key, "lists": lists}
     state.related = {
         docname: [post for name in names if (post := catalog.by_docname(name)) is not None]

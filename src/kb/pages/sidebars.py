@@ -24,7 +24,8 @@ def sidebar_html(
 ) -> str:
     """The blog sidebar (the template ``kb/parts/sidebar.html``); ``data``: the benchmarks
     page and its number of datasets."""
-    recent = [(f"{p.docname}.html", p.title, None) for p in catalog.posts[: config.sidebar_recent]]
+    newest = catalog.posts[: config.sidebar_recent]
+    recent = [(f"{p.docname}.html{p.anchor}", p.title, None) for p in newest]
     categories = [
         (f"{c.docname}.html", c.name, len(c.posts)) for c in catalog.collections["category"]
     ]
