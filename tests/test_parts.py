@@ -64,6 +64,12 @@ OVERRIDES = {
         '{% for href, media_type, label in links %}<a class="fork-feed" href="{{ href|e }}">'
         "{{ label|e }}</a>{% endfor %}"
     ),
+    "feeds-page.html": (
+        '<div class="fork-feeds">{% for kind, heading, line, feeds in sections %}'
+        '{% for href, name, urls in feeds %}<p data-kind="{{ kind|e }}" data-name="{{ name|e }}">'
+        '{% for format, href, type, url in urls %}<a href="{{ href|e }}">{{ url|e }}</a>'
+        "{% endfor %}</p>{% endfor %}{% endfor %}</div>"
+    ),
 }
 
 
@@ -195,7 +201,7 @@ def test_the_forks_catalog_list_is_on_every_catalog_page(site: Path) -> None:
     assert not any(b'class="kb-catalog ' in html for html in everything)
 
 
-def test_the_forks_archive_series_page_and_feed_links(site: Path) -> None:
+def test_the_forks_archive_series_page_and_feeds(site: Path) -> None:
     archive = soup(site / "blog/archive.html")
     years = archive.select_one(".fork-years")
     assert years["data-count"] == "9" and archive.select_one(".kb-archive-year") is None
@@ -214,6 +220,14 @@ def test_the_forks_archive_series_page_and_feed_links(site: Path) -> None:
     line = soup(site / "blog/category/article.html").select_one(".kb-subscribe-line")
     assert [a.get_text() for a in line.select("a.fork-feed")] == ["RSS", "Atom", "JSON Feed"]
     assert len(line.select(".kb-feed-sep")) == 1  # the line's own, before "All feeds"
+    feeds = soup(site / "feeds.html")
+    assert feeds.select_one(".kb-feeds-intro") is None
+    shown = {(p["data-kind"], p["data-name"]) for p in feeds.select(".fork-feeds p")}
+    assert {("site", "Series Test Site"), ("category", "Article")} <= shown
+    assert ("series", "GEMM tutorial") in shown
+    site_feed = feeds.select_one('.fork-feeds p[data-kind="site"] a')
+    assert site_feed["href"] == "feeds/rss.xml"
+    assert site_feed.get_text() == "https://series.example.org/feeds/rss.xml"
 
 
 def _change(root: Path, change: str) -> None:

@@ -140,7 +140,7 @@ def _html_collect_pages(app: Sphinx):
         *(f"{s.kind}|{s.path}|{s.name}|{s.home_docname}" for s in scopes),
     )
     if should_write(app, FEEDS_PAGE, signature):
-        body = feeds_page_html(scopes, formats, base, root_prefix(app, FEEDS_PAGE))
+        body = feeds_page_html(app, scopes, formats, base, root_prefix(app, FEEDS_PAGE))
         context = {"title": FEEDS_TITLE, "kb_title": FEEDS_TITLE, "kb_body": Markup(body)}
         yield FEEDS_PAGE, context, FEEDS_TEMPLATE
 

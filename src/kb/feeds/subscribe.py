@@ -13,8 +13,6 @@ templates, ``kb/feeds.html``); nothing here rewrites a page's body.
 
 from __future__ import annotations
 
-from html import escape
-
 from sphinx.application import Sphinx
 
 from ..core.parts import render_part
@@ -54,16 +52,6 @@ SECTIONS = {
     "language": ("Languages", "Only the posts in one language."),
 }
 
-READER_SENTENCE = (
-    "A feed reader (NetNewsWire, Thunderbird, Feedly, Inoreader and many more) checks the "
-    "feeds you give it and shows each new post as it appears, so you need not come back to "
-    "look: copy a feed's address below into your reader."
-)
-FORMATS_SENTENCE = (
-    "Each feed comes in {formats}, with the same posts: pick whichever your reader takes "
-    "(every reader takes RSS)."
-)
-
 
 def format_links(app: Sphinx, path: str, formats, prefix: str) -> str:
     """``RSS · Atom · JSON Feed``: one link per format of one feed (the template
@@ -97,37 +85,36 @@ def archive_subscribe_html(app: Sphinx, path: str, kind: str, formats, prefix: s
     )
 
 
-def feeds_page_html(scopes: list[Scope], formats, base: str, prefix: str) -> str:
-    """The feeds page's body: what a feed reader does, then every feed and its URLs."""
-    names = [VERSIONS[fmt] for fmt in formats]
-    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    parts = [f'<p class="kb-feeds-intro">{escape(READER_SENTENCE)}</p>']
-    if len(names) > 1 and "rss" in formats:
-        parts.append(f"<p>{escape(FORMATS_SENTENCE.format(formats=listed))}</p>")
-    for kind, (heading, line) in SECTIONS.items():
-        members = [scope for scope in scopes if scope.kind == kind]
-        if not members:
-            continue
-        section_id = f"feeds-{kind}"
-        blocks = []
-        for scope in members:
-            urls = "".join(
-                f'<li><span class="kb-feed-format">{VERSIONS[fmt]}</span> '
-                f'<a href="{escape(prefix + scope.path)}/{FORMATS[fmt][0]}" '
-                f'type="{FORMATS[fmt][1]}">{escape(feed_url(base, scope.path, fmt))}</a></li>'
-                for fmt in formats
-            )
-            # The site's one feed needs no heading of its own; the others link their archive.
-            title = (
-                ""
-                if kind == "site"
-                else f'<h3><a href="{prefix}{escape(scope.home_docname)}.html">'
-                f"{escape(scope.name)}</a></h3>"
-            )
-            blocks.append(f'<div class="kb-feed">{title}<ul class="kb-feed-urls">{urls}</ul></div>')
-        parts.append(
-            f'<section class="kb-feeds-section" aria-labelledby="{section_id}">'
-            f'<h2 id="{section_id}">{heading}</h2><p>{escape(line)}</p>{"".join(blocks)}'
-            "</section>"
+def _feed(scope: Scope, formats, base: str, prefix: str) -> tuple:
+    """One feed on the feeds page: its archive page, its name, its address in each format."""
+    urls = [
+        (
+            VERSIONS[fmt],
+            f"{prefix}{scope.path}/{FORMATS[fmt][0]}",
+            FORMATS[fmt][1],
+            feed_url(base, scope.path, fmt),
         )
-    return "".join(parts)
+        for fmt in formats
+    ]
+    return f"{prefix}{scope.home_docname}.html", scope.name, urls
+
+
+def feeds_page_html(app: Sphinx, scopes: list[Scope], formats, base: str, prefix: str) -> str:
+    """The feeds page's body (the template ``kb/parts/feeds-page.html``): what a feed reader
+    does, then every feed and its URLs."""
+    names = [VERSIONS[fmt] for fmt in formats]
+    # "Each feed comes in RSS 2.0, Atom 1.0 and JSON Feed 1.1", when there is a choice.
+    listed = (
+        f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 and "rss" in formats else None
+    )
+    sections = []
+    for kind, (heading, line) in SECTIONS.items():
+        feeds = [_feed(scope, formats, base, prefix) for scope in scopes if scope.kind == kind]
+        if feeds:
+            sections.append((kind, heading, line, feeds))
+    return render_part(
+        app,
+        "feeds-page",
+        listed=listed,
+        sections=sections,
+    )
