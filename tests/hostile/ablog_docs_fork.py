@@ -143,12 +143,17 @@ def copy_images(source: Path, docs: Path, target: Path, fork: Path) -> list[str]
     return copied
 
 
+def conf_value(docs: Path, name: str, default=None):
+    """A literal setting of ablog's docs/conf.py, read without running it."""
+    for node in ast.parse((docs / "conf.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == name:
+            return ast.literal_eval(node.value)
+    return default
+
+
 def ablog_authors(docs: Path) -> dict:
     """``blog_authors`` of ablog's docs/conf.py, read without running it."""
-    for node in ast.parse((docs / "conf.py").read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "blog_authors":
-            return ast.literal_eval(node.value)
-    return {}
+    return conf_value(docs, "blog_authors", {})
 
 
 def authors_and_categories(docs: Path, posts: dict) -> tuple[dict, list[str]]:
@@ -165,14 +170,20 @@ def authors_and_categories(docs: Path, posts: dict) -> tuple[dict, list[str]]:
     return authors, categories
 
 
-def conf_changes(authors: dict, categories: list[str]) -> str:
-    """The conf.py lines the migration guide asks for."""
-    return (
+def conf_changes(authors: dict, categories: list[str], docs: Path | None = None) -> str:
+    """The conf.py lines the migration guide asks for: ablog's settings that differ, and the
+    project's own settings its posts use (extlinks roles, rst_epilog link targets)."""
+    changes = (
         "\n# -- Moved from ablog (tests/hostile/ablog_docs_fork.py) --\n"
         'blog_post_pattern = [*blog_post_pattern, "posts/*/*.rst"]\n'
         f"kb_categories = {categories!r}\n"
         f"blog_authors = {authors!r}\n"
     )
+    if docs is not None and (extlinks := conf_value(docs, "extlinks")):
+        changes += f'extensions.append("sphinx.ext.extlinks")\nextlinks = {extlinks!r}\n'
+    if docs is not None and (epilog := conf_value(docs, "rst_epilog")):
+        changes += f"rst_epilog = {epilog!r}\n"
+    return changes
 
 
 def place_posts(posts: dict, docs: Path, fork: Path) -> dict[Path, Path]:
@@ -274,7 +285,7 @@ def main() -> None:
     print(f"{len(posts)} posts in {options.tag}'s docs/, forked into {fork}")
     placed = place_posts(posts, docs, fork)
     authors, categories = authors_and_categories(docs, posts)
-    changes = conf_changes(authors, categories)
+    changes = conf_changes(authors, categories, docs)
     with open(fork / "conf.py", "a", encoding="utf-8") as conf:
         conf.write(changes)
     print(f"conf.py changes:{changes}")
