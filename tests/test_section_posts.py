@@ -6,6 +6,7 @@ fields at their lines, in the same words, and refuse a second directive in the s
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import feedparser
@@ -13,6 +14,7 @@ import pytest
 from authoring import build, run_check
 from helpers import soup
 from sitebuild import copy_root
+from sphinx.testing.util import SphinxTestApp
 
 from kb.checks.messages import say
 
@@ -146,3 +148,26 @@ def test_an_edited_section_post_is_listed_anew(tmp_path) -> None:
     assert "numbat exporter" in listing and "wombat exporter" not in listing
     feed = feedparser.parse((outdir / "feeds/atom.xml").read_bytes())
     assert "numbat" in next(e.summary for e in feed.entries if e.title == "Version 0.2")
+
+
+def test_post_always_section_gives_the_same_posts(tmp_path, built) -> None:
+    """ablog's post_always_section reads even a file's own post from its section: the page
+    is still the post, and every section post is as without it."""
+    site = copy_root("sectionposts", tmp_path / "site")
+    app = SphinxTestApp(
+        "html",
+        srcdir=site,
+        confoverrides={"post_always_section": True},
+        warning=io.StringIO(),
+    )
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert app.warning.getvalue() == ""
+
+    def links(outdir: Path) -> list[str]:
+        feed = feedparser.parse((outdir / "feeds/atom.xml").read_bytes())
+        return [(e.title, e.link) for e in feed.entries]
+
+    assert links(Path(app.outdir)) == links(built[0])

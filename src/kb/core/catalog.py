@@ -39,14 +39,17 @@ def source(env: BuildEnvironment, docname: str) -> PostSource:
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
     records = ablog.post_records(env, env.docname)
-    if not records or records[0]["section"]:
-        return  # not a post (a file whose only posts are sections is refused by the checks)
+    if not records:
+        return
     meta = env.metadata.get(env.docname, {})
     paragraphs, picture = ablog.excerpt_options(app.config, doctree, meta)
     image = _nth_image(doctree, picture)
     record = source(env, env.docname)
     record.fields = {
         **records[0],
+        # The file's post, though ablog read it from a section (post_always_section): the
+        # page is the post.
+        "section": "",
         "description": str(meta.get("description", "")).strip(),
         "updated": str(meta.get("updated", "")).strip(),
         "series": str(meta.get("series", "")).strip(),
