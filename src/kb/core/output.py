@@ -106,14 +106,14 @@ class _WholePages(_HTMLBuilder):
 
     #: The build state of the application that made the builder (its journal, opened by
     #: kb.incremental.freshness at builder-inited); Sphinx 9 deprecates ``builder.app``.
-    kb_build_state: BuildState
+    _build_state: BuildState
 
     def handle_page(
         self, pagename, addctx, templatename="page.html", *, outfilename=None, event_arg=None
     ) -> None:
         final = Path(outfilename or _output_path(self, pagename))
         partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
-        journal = self.kb_build_state.journal
+        journal = self._build_state.journal
         if journal is not None and pagename in self.env.found_docs:
             # kb.core.journal: on disk before the first document's page. Generated pages begin
             # it when freshness says they are written; genindex, which every build writes
@@ -137,27 +137,21 @@ def _output_path(builder, pagename: str) -> Path:
     return Path(finder(pagename))
 
 
-#: The whole-page class made for each builder class, made once per process.
-_WHOLE_PAGE_CLASSES: dict[type, type] = {}
-
-
-def whole_page_class(builder_class: type) -> type:
-    """``builder_class`` with :class:`_WholePages` mixed in before it."""
-    made = _WHOLE_PAGE_CLASSES.get(builder_class)
-    if made is None:
-        name = f"WholePage{builder_class.__name__}"
-        made = type(name, (_WholePages, builder_class), {"__module__": __name__})
-        _WHOLE_PAGE_CLASSES[builder_class] = made
-    return made
+def whole_page_class(builder_class: type, state: BuildState) -> type:
+    """``builder_class`` with :class:`_WholePages` mixed in before it, for the build whose
+    state is ``state`` (a class per build: the state is the class's, no attribute is hung on
+    Sphinx's builder)."""
+    name = f"WholePage{builder_class.__name__}"
+    namespace = {"__module__": __name__, "_build_state": state}
+    return type(name, (_WholePages, builder_class), namespace)
 
 
 def _builder_inited(app: Sphinx) -> None:
     builder = app.builder
     if not isinstance(builder, StandaloneHTMLBuilder) or isinstance(builder, _WholePages):
-        return  # no HTML pages (latex, text, epub writes its own files), or done already
-    builder.kb_build_state = build_state(app)  # type: ignore[attr-defined]
+        return  # no HTML pages (latex, text write their own files), or done already
     # The same object and everything it holds: only its class gains the mixin.
-    builder.__class__ = whole_page_class(type(builder))
+    builder.__class__ = whole_page_class(type(builder), build_state(app))
 
 
 def setup_output(app: Sphinx) -> None:
