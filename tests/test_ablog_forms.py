@@ -13,6 +13,8 @@ from authoring import build, run_check
 from helpers import soup
 from sitebuild import copy_root
 
+from kb.checks.messages import say
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
@@ -126,3 +128,22 @@ def test_ablogs_labels_lead_to_pages_that_exist_or_warn(tmp_path) -> None:
         ("links.md", 11, "'blog-locations' is a page of ablog's that this site does not have"),
     ]
     assert "The places" in page.get_text() and "Drafts" in page.get_text()
+
+
+def test_two_files_of_one_page_refuse_the_second_at_its_line(tmp_path) -> None:
+    """posts/fields.md beside posts/fields.rst: Sphinx reads only the first name in sorted
+    order and warned without a line; kb check and the build refuse the other at its line 1."""
+    site = copy_root("ablogforms", tmp_path / "site")
+    (site / "posts/fields.md").write_text(
+        "---\nblogpost: true\ndate: 2021-08-27\ncategory: Article\nauthor: nabil\n---\n\n"
+        "# The Same Page\n\nIn Markdown.\n",
+        encoding="utf-8",
+    )
+    message = say("same_page", other="posts/fields.md")
+    status, checked, _ = run_check(site)
+    assert (status, checked) == (1, [("posts/fields.rst", 1, message)])
+    app, warnings = build(site)
+    assert [w[:3] for w in warnings] == [("posts/fields.rst", 1, message)]
+    feed = feedparser.parse((Path(app.outdir) / "feeds/atom.xml").read_bytes())
+    assert "The Same Page" in [e.title for e in feed.entries]
+    assert "Posting with Fields" not in [e.title for e in feed.entries]
