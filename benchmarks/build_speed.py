@@ -193,8 +193,9 @@ def sphinx_command(site: Site, profile: Path | None = None, options=()) -> list[
     ]
 
 
-def run_build(site: Site, profile: Path | None = None, options=()) -> Run:
-    """One build as a child process: wall time, its peak resident memory, warning count."""
+def run_build(site: Site, profile: Path | None = None, options=(), env=None) -> Run:
+    """One build as a child process: wall time, its peak resident memory, warning count.
+    ``env``: the child's environment (by default :func:`build_env`, with ``REPO``'s kb)."""
     log = site.out.parent / "build.log"
     site.out.mkdir(parents=True, exist_ok=True)
     with log.open("w") as stderr:
@@ -203,7 +204,7 @@ def run_build(site: Site, profile: Path | None = None, options=()) -> Run:
             sphinx_command(site, profile, options),
             stdout=subprocess.DEVNULL,
             stderr=stderr,
-            env=build_env(),
+            env=env or build_env(),
         )
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start

@@ -10,6 +10,13 @@ medians and the median of the paired differences of CPU time.
     python benchmarks/paired_speed.py --before /tmp/kb-main --posts 300 --rounds 8
     python benchmarks/paired_speed.py --before /tmp/kb-main --posts 1000 --rounds 3 --clean
     python benchmarks/paired_speed.py --before /tmp/kb-main --posts 1000 --modes no-change add
+    python benchmarks/paired_speed.py --before /tmp/kb-main --posts 1000 --rounds 6 --clean \
+        --modes no-change --together
+
+On a machine shared with others, the speed of the whole machine drifts by a tenth or more over
+minutes, more than the difference a clean build is to show. ``--together`` starts each pair's
+two builds at the same moment, one per core, so both see the same drift and their difference
+cancels it (give it at least two cores; each build runs in one).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -40,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--modes", nargs="+", choices=ALL_MODES, default=list(MODES), help="builds timed"
     )
+    parser.add_argument(
+        "--together", action="store_true", help="build both sides at once (see above)"
+    )
     args = parser.parse_args(argv)
     modes = ("clean", *args.modes) if args.clean else tuple(args.modes)
     sides = {"before": args.before.resolve(), "after": args.after.resolve()}
@@ -54,20 +65,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{side}] clean builds …", flush=True)
             build_speed.run_build(sites[side])
             build_speed.run_build(sites[side])
-        for number in range(args.rounds):
-            order = list(sides) if number % 2 == 0 else list(reversed(sides))
-            for side in order:
-                build_speed.REPO = sides[side]
-                for mode in modes:
-                    build_speed.prepare(sites[side], mode)
-                    preview = mode.endswith("preview")
-                    options = build_speed.PREVIEW_OPTIONS if preview else ()
-                    run = build_speed.run_build(sites[side], options=options)
-                    assert run.warnings == 0
-                    if preview:
-                        build_speed.wait_for_background_search()
-                    times[side, mode].append(run)
-            print(f"round {number + 1}/{args.rounds} done", flush=True)
+        rounds = together_rounds if args.together else alternating_rounds
+        rounds(sides, sites, modes, args.rounds, times)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"\nN={args.posts}, {args.rounds} rounds; median wall, median CPU (CPU min–max)\n")
@@ -86,6 +85,47 @@ def main(argv: list[str] | None = None) -> int:
         diff = statistics.median(after.cpu - before.cpu for before, after in pairs)
         print(f"| {mode} | {cells[0]} | {cells[1]} | {diff:+.3f} s |")
     return 0
+
+
+def run_mode(site, mode: str, env=None) -> build_speed.Run:
+    """One timed build of ``mode``, after the change it times."""
+    build_speed.prepare(site, mode)
+    preview = mode.endswith("preview")
+    run = build_speed.run_build(
+        site, options=build_speed.PREVIEW_OPTIONS if preview else (), env=env
+    )
+    assert run.warnings == 0
+    if preview:
+        build_speed.wait_for_background_search()
+    return run
+
+
+def alternating_rounds(sides, sites, modes, count, times) -> None:
+    """One side's builds, then the other's; which side goes first alternates."""
+    for number in range(count):
+        order = list(sides) if number % 2 == 0 else list(reversed(sides))
+        for side in order:
+            build_speed.REPO = sides[side]
+            for mode in modes:
+                times[side, mode].append(run_mode(sites[side], mode))
+        print(f"round {number + 1}/{count} done", flush=True)
+
+
+def together_rounds(sides, sites, modes, count, times) -> None:
+    """Both sides' builds of each mode started at the same moment."""
+    envs = {}
+    for side, repo in sides.items():
+        build_speed.REPO = repo
+        envs[side] = build_speed.build_env()
+    with ThreadPoolExecutor(len(sides)) as pool:
+        for number in range(count):
+            for mode in modes:
+                started = {
+                    side: pool.submit(run_mode, sites[side], mode, envs[side]) for side in sides
+                }
+                for side, future in started.items():
+                    times[side, mode].append(future.result())
+            print(f"round {number + 1}/{count} done", flush=True)
 
 
 if __name__ == "__main__":
