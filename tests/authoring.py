@@ -41,9 +41,10 @@ def run_check(root: Path, *args: str) -> tuple[int, list[tuple[str, int, str]], 
     return status, [(path, int(line), message) for path, line, message in problems], err.getvalue()
 
 
-def build(srcdir: Path) -> tuple[SphinxTestApp, list[tuple[str, int, str, str]]]:
-    """Build ``srcdir`` with Sphinx's test app; its warnings as (path, line, message, type)."""
-    app = SphinxTestApp("html", srcdir=srcdir, warning=io.StringIO())
+def build(srcdir: Path, **options) -> tuple[SphinxTestApp, list[tuple[str, int, str, str]]]:
+    """Build ``srcdir`` with Sphinx's test app (``options``: its ``confoverrides``,
+    ``builddir``, …); its warnings as (path, line, message, type)."""
+    app = SphinxTestApp("html", srcdir=srcdir, warning=io.StringIO(), **options)
     try:
         app.build()
     finally:
@@ -55,3 +56,9 @@ def build(srcdir: Path) -> tuple[SphinxTestApp, list[tuple[str, int, str, str]]]
         path = Path(found["path"]).relative_to(srcdir).as_posix()
         warnings.append((path, int(found["line"]), found["message"], found["type"]))
     return app, warnings
+
+
+def build_output(srcdir: Path, **options) -> tuple[Path, list[tuple[str, int, str, str]]]:
+    """:func:`build`'s output folder and warnings: what a module's ``built`` fixture keeps."""
+    app, warnings = build(srcdir, **options)
+    return Path(app.outdir), warnings

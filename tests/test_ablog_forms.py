@@ -9,7 +9,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
-from authoring import build, run_check
+from authoring import build, build_output, run_check
 from helpers import soup
 from sitebuild import copy_root
 
@@ -23,8 +23,7 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def built(site: Path) -> tuple[Path, list]:
-    app, warnings = build(site)
-    return Path(app.outdir), warnings
+    return build_output(site)
 
 
 def test_each_form_is_a_post_with_its_metadata(built) -> None:

@@ -7,15 +7,13 @@ folder never built as pages; a second ``post`` directive refused in the same wor
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import feedparser
 import pytest
-from authoring import build, run_check, snapshot
+from authoring import build, build_output, run_check, snapshot
 from helpers import soup
 from sitebuild import copy_root
-from sphinx.testing.util import SphinxTestApp
 
 from kb.checks.messages import say
 
@@ -160,18 +158,7 @@ def _today() -> str:
 
 
 def test_undated_drafts_are_previewed(site: Path, tmp_path: Path) -> None:
-    app = SphinxTestApp(
-        "html",
-        srcdir=site,
-        builddir=tmp_path / "drafts",
-        confoverrides={"kb_drafts": True},
-        warning=io.StringIO(),
-    )
-    try:
-        app.build()
-    finally:
-        app.cleanup()
-    outdir = Path(app.outdir)
+    outdir, _ = build_output(site, builddir=tmp_path / "drafts", confoverrides={"kb_drafts": True})
     drafts = soup(outdir / "blog/drafts.html").select("article.kb-entry")
     shown = {e.select_one(".kb-entry-title").get_text(strip=True): e for e in drafts}
     assert set(shown) == {"An Undated MyST Post", "An Undated rst Post", "A Post for Later"}

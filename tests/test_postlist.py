@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from authoring import build
+from authoring import build, build_output
 from bs4 import BeautifulSoup
 from helpers import soup
 from sitebuild import copy_root
@@ -29,8 +29,7 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def built(site: Path) -> tuple[Path, list]:
-    app, warnings = build(site)
-    return Path(app.outdir), warnings
+    return build_output(site)
 
 
 def postlist(outdir: Path, page: str, section: str):

@@ -6,15 +6,13 @@ fields at their lines, in the same words, and refuse a second directive in the s
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import feedparser
 import pytest
-from authoring import build, run_check
+from authoring import build, build_output, run_check
 from helpers import soup
 from sitebuild import copy_root
-from sphinx.testing.util import SphinxTestApp
 
 from kb.checks.messages import say
 
@@ -26,8 +24,7 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def built(site: Path) -> tuple[Path, list]:
-    app, warnings = build(site)
-    return Path(app.outdir), warnings
+    return build_output(site)
 
 
 def test_each_section_post_is_in_the_feeds_with_its_own_metadata(built) -> None:
@@ -154,20 +151,11 @@ def test_post_always_section_gives_the_same_posts(tmp_path, built) -> None:
     """ablog's post_always_section reads even a file's own post from its section: the page
     is still the post, and every section post is as without it."""
     site = copy_root("sectionposts", tmp_path / "site")
-    app = SphinxTestApp(
-        "html",
-        srcdir=site,
-        confoverrides={"post_always_section": True},
-        warning=io.StringIO(),
-    )
-    try:
-        app.build()
-    finally:
-        app.cleanup()
-    assert app.warning.getvalue() == ""
+    outdir, warnings = build_output(site, confoverrides={"post_always_section": True})
+    assert warnings == []
 
     def links(outdir: Path) -> list[str]:
         feed = feedparser.parse((outdir / "feeds/atom.xml").read_bytes())
         return [(e.title, e.link) for e in feed.entries]
 
-    assert links(Path(app.outdir)) == links(built[0])
+    assert links(outdir) == links(built[0])
