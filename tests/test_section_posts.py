@@ -15,6 +15,7 @@ from helpers import soup
 from sitebuild import copy_root
 
 from kb.checks.messages import say
+from kb.checks.postforms import nested_post_directive_lines
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +110,12 @@ MISTAKES = [
      say("section_post_key", key="redirect")),
     ("posts/myst-sections.md", "## Monday: Tiles\n", "Monday: Tiles.\n", 12,
      say("section_post")),
+    ("posts/myst-sections.md", "```{post} 2021-10-04\n:tags: tiles\n:category: Article\n"
+     ":author: nabil\n```\n", ":::{note}\n```{post} 2021-10-04\n:tags: tiles\n"
+     ":category: Article\n:author: nabil\n```\n:::\n", 13, say("section_post_nested")),
+    ("posts/release-notes.rst", ".. post:: 2021-09-05\n   :category: Manual\n   :author: ahmet",
+     ".. note::\n\n   .. post:: 2021-09-05\n      :category: Manual\n      :author: ahmet", 28,
+     say("section_post_nested")),
     ("posts/release-notes.rst", ".. post:: 2021-09-05", ".. post:: 2021-13-05", 26,
      "date 2021-13-05 is not a real day (month must be in 1..12): write a date that exists, "
      "e.g. `date: 2026-05-04` (ablog also reads `Oct 10, 2020`)"),
@@ -159,3 +166,65 @@ def test_post_always_section_gives_the_same_posts(tmp_path, built) -> None:
         return [(e.title, e.link) for e in feed.entries]
 
     assert links(outdir) == links(built[0])
+
+
+NESTING_MD = """# Title
+
+:::{note}
+```{post} 2026-01-02
+```
+:::
+
+````{code-block} md
+```{post} 2026-01-03
+```
+````
+
+```md
+:::{post} 2026-01-04
+:::
+```
+
+::::{tab-set}
+:::{tab-item} A
+```{post} 2026-01-05
+```
+:::
+::::
+"""
+NESTING_RST = """Title
+=====
+
+.. note::
+
+   .. post:: 2026-01-02
+
+.. code-block:: rst
+
+   .. post:: 2026-01-03
+
+Shown as an example::
+
+   .. post:: 2026-01-04
+
+..
+   .. post:: 2026-01-05
+
+- An item
+
+  .. post:: 2026-01-06
+
+.. container::
+
+   .. code-block:: rst
+
+      .. post:: 2026-01-07
+"""
+
+
+@pytest.mark.parametrize(("text", "rst", "lines"), [(NESTING_MD, False, [4, 20]),
+                                                    (NESTING_RST, True, [6, 21])])  # fmt: skip
+def test_only_directives_nested_in_markup_are_found(text: str, rst: bool, lines: list) -> None:
+    """In a note, a tab or a list item a ``post`` directive is markup the build reads; in a
+    code block, a literal block or a comment it is text shown to the reader."""
+    assert nested_post_directive_lines(text, rst) == lines

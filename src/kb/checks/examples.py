@@ -109,6 +109,11 @@ EXAMPLES: dict[str, Example] = {
         "```{post} 2026-03-20\n:category: Article\n```",
         line=24,
     ),
+    "section_post_nested": _ex(
+        source="## Second Part\n\n:::{note}\n```{post} 2026-03-20\n```\n:::",
+        fix_source="## Second Part\n\n```{post} 2026-03-20\n```\n\n:::{note}\n...\n:::",
+        line=27,
+    ),
     "section_post_key": _ex(
         {"key": "redirect"},
         source="## Second Part\n\n```{post} 2026-03-20\n:redirect: old/second-part\n```",

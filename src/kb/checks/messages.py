@@ -46,6 +46,10 @@ MESSAGES = {
     "section_post": "a second `post` directive in the same section: ablog posts a section on "
     "its own only when the directive stands in it: put a heading above the directive (`## "
     "Title` in Markdown, an underlined title in rst), or move the section to a file of its own",
+    "section_post_nested": "a `post` directive inside another block (a note, a list item, a "
+    "quote, a tab): ablog posts a section only from a directive that stands in the section "
+    "itself, so this one would be left as text: move it out of the block, right below the "
+    "section's heading",
     "section_post_key": "`{key}` belongs to the file's post (its page), not to a section "
     "posted on its own: move it to the file's first `post` directive or its front matter",
     "excerpt_not_count": "excerpt {shown} is not a number: ablog's `excerpt` is how many "

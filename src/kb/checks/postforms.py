@@ -245,21 +245,83 @@ def post_directive_lines(text: str, rst: bool) -> list[int]:
             for number, line in enumerate(text.split("\n"), 1)
             if (match := _RST_DIRECTIVE.match(line)) is not None and match["name"] == "post"
         ]
-    found: list[int] = []
-    fence = ""
-    for number, line in enumerate(text.split("\n"), 1):
+    return [number for number, nested in _myst_post_openings(text.split("\n")) if not nested]
+
+
+#: Directives whose content is text, never markup: a ``post`` directive written inside one is
+#: an example shown to the reader, not a post (ablog never sees it).
+LITERAL_DIRECTIVES = frozenset(
+    {"code", "code-block", "code-cell", "sourcecode", "literalinclude", "raw", "math"}
+    | {"parsed-literal", "highlight", "csv-table", "mermaid", "graphviz", "eval-rst"}
+)
+_MYST_DIRECTIVE_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
+_RST_NESTED_POST = re.compile(r"^(?P<indent>[ \t]+)\.\. post::")
+
+
+def nested_post_directive_lines(text: str, rst: bool) -> list[int]:
+    """The 1-based lines of the ``post`` directives that stand inside another block whose
+    content is markup (a note, a list item, a quote, a tab): the build reads them as posts
+    nested in that block, which ablog cannot post. Those inside code, or inside a directive of
+    :data:`LITERAL_DIRECTIVES`, are text and are left out."""
+    if rst:
+        return _rst_nested(text.split("\n"))
+    return [number for number, nested in _myst_post_openings(text.split("\n")) if nested]
+
+
+def _myst_post_openings(lines: list[str]) -> list[tuple[int, bool]]:
+    """Each MyST ``post`` directive's opening line, and whether it stands inside another
+    directive whose content is markup; none inside code."""
+    found: list[tuple[int, bool]] = []
+    open_fences: list[tuple[str, bool]] = []  # (fence, is its content markup), innermost last
+    for number, line in enumerate(lines, 1):
         stripped = line.strip()
-        if fence:  # inside a code block or a directive: only its closing fence counts
+        if open_fences:
+            fence, markup = open_fences[-1]
             if stripped.startswith(fence) and not stripped.lstrip(fence[0]).strip():
-                fence = ""
-            continue
-        opening = _MYST_POST.match(line)
-        if opening is not None:
-            found.append(number)
-        marker = _FENCE.match(stripped)
-        if marker is not None:
-            fence = marker[1]
+                open_fences.pop()
+                continue
+            if not markup:
+                continue
+        directive = _MYST_DIRECTIVE_FENCE.match(line)
+        if directive is not None:
+            if directive["name"] == "post":
+                found.append((number, bool(open_fences)))
+            markup = directive["name"] not in LITERAL_DIRECTIVES
+            open_fences.append((directive["fence"], markup))
+        elif (marker := _FENCE.match(stripped)) is not None:
+            open_fences.append((marker[1], False))  # a code block
     return found
+
+
+def _rst_nested(lines: list[str]) -> list[int]:
+    found: list[int] = []
+    for index, line in enumerate(lines):
+        match = _RST_NESTED_POST.match(line)
+        if match is not None and not _in_rst_literal(lines, index, len(match["indent"])):
+            found.append(index + 1)
+    return found
+
+
+def _in_rst_literal(lines: list[str], index: int, indent: int) -> bool:
+    """Is the line ``index``, indented by ``indent``, text inside a literal block, a comment
+    or a directive of :data:`LITERAL_DIRECTIVES`? Each block it stands in is the nearest line
+    above that is indented less."""
+    for above in reversed(lines[:index]):
+        if not above.strip():
+            continue
+        depth = len(above) - len(above.lstrip())
+        if depth >= indent:
+            continue
+        text = above.strip()
+        directive = _RST_DIRECTIVE.match(text)
+        if directive is not None and directive["name"] in LITERAL_DIRECTIVES:
+            return True
+        if directive is None and (text.endswith("::") or _RST_COMMENT.match(text)):
+            return True
+        indent = depth
+        if depth == 0:
+            return False
+    return False
 
 
 #: The options of ablog's ``post`` directive that belong to a file's post (its page's old
@@ -312,11 +374,16 @@ def section_post_fields(text: str, line: int, rst: bool) -> dict[str, Field]:
 def _section_posts(text: str, rst: bool, rules: Rules) -> list[Problem]:
     """Every ``post`` directive after a file's first: ablog posts the section it stands in on
     its own (listed, archived and in the feeds, leading to that section of the file's page).
-    It must stand in a section of its own, below a heading after the directive before it;
-    else it is refused at its line with the fix. Its fields get every check a post's get,
+    It must stand in a section of its own, below a heading after the directive before it,
+    and not inside another block (a note, a list); else it is refused at its line with the
+    fix. Its fields get every check a post's get,
     but those that belong to the file's page (:data:`FILE_ONLY_KEYS`)."""
     problems: list[Problem] = []
     directive_lines = post_directive_lines(text, rst)
+    nested = nested_post_directive_lines(text, rst)
+    # The file's first directive is its own post wherever it stands, as ablog takes it.
+    first = min([*directive_lines, *nested], default=0)
+    problems += [Problem(line, say("section_post_nested")) for line in nested if line > first]
     for previous, line in zip(directive_lines, directive_lines[1:], strict=False):
         headings = _headings(text, previous + 1, line, rst)
         if not headings:
