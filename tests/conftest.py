@@ -41,7 +41,6 @@ REPO = Path(__file__).parent.parent
 BUILD_FIXTURES = {"app", "make_app", "app_params", "shared_result"}
 #: Modules of pure functions and commands on files: no Sphinx build.
 UNIT_MODULES = {
-    "test_agreement_units",
     "test_upstream",
     "test_fileio",
     "test_frontmatter",
