@@ -18,6 +18,7 @@ import os
 import shutil
 import unicodedata
 
+import pytest
 from authoring import GOOD, build, snapshot
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -301,6 +302,7 @@ def _other_form(form: str, fields: list[str], title: str, paragraph: str) -> str
         ("posts/2030/0.rst", b":blogpost: true\n:category: Article\n:author: mira\n\n\n\n"),
     ]
 )
+@pytest.mark.slow
 def test_check_and_build_agree(tmp_path, written):
     root = tmp_path / "site"
     if not root.exists():

@@ -75,6 +75,7 @@ def _replace(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_adding_removing_and_retargeting_links_match_a_clean_build(
     site: Path, tmp_path: Path, monkeypatch
 ) -> None:

@@ -361,6 +361,7 @@ def sphinx_build(root: Path, *options: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=root, env=ENV, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_failed_build_keeps_sources_and_previous_output(site):
     assert sphinx_build(site, "-W").returncode == 0
     output = site / "_build/html"

@@ -640,6 +640,7 @@ def test_two_builds_give_byte_identical_feeds(make_app, tmp_path, monkeypatch):
         assert first[path] == second[path], path
 
 
+@pytest.mark.slow
 def test_rebuild_rewrites_only_changed_feeds(make_app, tmp_path):
     srcdir = tmp_path / "site"
     shutil.copytree(ROOT, srcdir)
@@ -663,6 +664,7 @@ def test_rebuild_rewrites_only_changed_feeds(make_app, tmp_path):
     assert titles == [HOSTILE_TITLE, "Tensor cores"]
 
 
+@pytest.mark.slow
 def test_unchanged_feeds_are_not_even_serialized(make_app, tmp_path, monkeypatch):
     """A no-change rebuild skips the feeds by their signature; full-text feeds show whole
     posts, which the signature does not cover, so they are serialized every time."""

@@ -66,6 +66,7 @@ def test_a_term_link_leads_to_its_entry(built: Path) -> None:
     assert soup(built / target).select_one(f"dt#{anchor}").get_text().rstrip("¶") == "gadget"
 
 
+@pytest.mark.slow
 def test_the_lists_follow_an_incremental_build(tmp_path: Path, rootdir: Path) -> None:
     srcdir = fresh_site(tmp_path, rootdir)
     outdir = build(srcdir, srcdir / "_build")

@@ -227,6 +227,7 @@ def test_markup_is_valid(built, page):
     assert len(html.select("h1")) == 1
 
 
+@pytest.mark.slow
 def test_each_excerpt_is_rendered_once_per_change(make_app, tmp_path, monkeypatch):
     """Listings reuse each post's excerpt HTML: one rendering per post, and after an edit,
     one for the edited post only (ablog renders it again for every listing it is on)."""

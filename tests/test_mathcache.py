@@ -39,6 +39,7 @@ def edit(site: Path, words: str) -> None:
     index.write_text(index.read_text(encoding="utf-8") + f"\n{words}\n", encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_an_edit_converts_no_formula_an_earlier_build_converted(tmp_path, monkeypatch) -> None:
     site = tmp_path / "site"
     shutil.copytree(ROOT, site)

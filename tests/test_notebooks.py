@@ -266,6 +266,7 @@ def test_a_text_notebook_offers_an_ipynb_with_its_cells(site):
     assert notebook["metadata"]["date"] == "2025-05-20"
 
 
+@pytest.mark.slow
 def test_downloads_are_reproducible_and_follow_their_posts(make_app, tmp_path):
     one = copy_site(tmp_path / "one")
     two = copy_site(tmp_path / "two")
@@ -616,6 +617,7 @@ print(status, "myst_nb.sphinx_" in sys.modules, "jupyter_cache" in sys.modules)
 """
 
 
+@pytest.mark.slow
 def test_builds_that_read_no_notebook_never_import_myst_nb(tmp_path):
     srcdir = copy_site(tmp_path / "site")
 

@@ -142,6 +142,7 @@ def wait_for_background_index(site: Path) -> None:
     release(lock_folders([outdir, doctrees]))  # the worker holds them while it indexes
 
 
+@pytest.mark.slow
 def test_any_sequence_of_kb_serve_and_make_html_gives_a_clean_builds_files(tmp_path):
     site = copy_root("listings", tmp_path / "site")
     post = site / "posts/post-27.md"

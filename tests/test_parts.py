@@ -245,6 +245,7 @@ def _change(root: Path, change: str) -> None:
         path.write_text(text.replace("\n# ", "\n# Retitled: ", 1), encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", ["add", "retitle"])
 def test_an_incremental_build_keeps_the_override(make_app, tmp_path: Path, change: str) -> None:
     root = forked(tmp_path / "site")

@@ -117,6 +117,7 @@ def test_tf_idf_similarity() -> None:
     assert similarity(vector["a"], vector["a"]) == pytest.approx(1)
 
 
+@pytest.mark.slow
 def test_an_edit_rewrites_only_the_pages_that_show_it(tmp_path: Path, rootdir: Path) -> None:
     srcdir = tmp_path / "site"
     shutil.copytree(rootdir / "test-related", srcdir)

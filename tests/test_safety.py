@@ -520,6 +520,7 @@ def test_tex_text_never_becomes_html(hostile):
         assert {tag.name for tag in math.find_all(True)} <= {"mtext", "mstyle", "mi", "mo"}
 
 
+@pytest.mark.slow
 def test_the_warnings_stay_until_the_post_is_fixed(make_app, tmp_path):
     site, _ = hostile_site(tmp_path)
     first = build(make_app, site)

@@ -289,6 +289,7 @@ def test_unchanged_pages_keep_the_bundle_as_it_is(make_app, rootdir, tmp_path):
     assert (outdir / "search.html").read_bytes() == page
 
 
+@pytest.mark.slow
 def test_deferred_indexing_catches_up_after_the_build_returns(make_app, rootdir, tmp_path):
     """``kb serve``'s setting: the build returns before Pagefind runs; the index follows."""
     import time
@@ -325,6 +326,7 @@ def test_deferred_indexing_catches_up_after_the_build_returns(make_app, rootdir,
     assert in_page["languages"]["en"]["page_count"] == len(expected)
 
 
+@pytest.mark.slow
 def test_search_page_follows_the_bundle_without_being_rendered_again(make_app, rootdir, tmp_path):
     srcdir = tmp_path / "site"
     shutil.copytree(rootdir / "test-search", srcdir)

@@ -73,6 +73,7 @@ def test_merged_shards_hold_what_one_run_holds(make_app, site, tmp_path, size):
         assert (sharded / name).read_bytes() == (single / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_an_edit_indexes_its_shard_again_and_equals_a_clean_build(make_app, site, tmp_path):
     outdir = build(make_app, site, SHARDED)
     root = site / "_build" / "doctrees" / shards.SHARDS_DIR
@@ -102,6 +103,7 @@ def test_an_edit_indexes_its_shard_again_and_equals_a_clean_build(make_app, site
     assert pages_with(outdir / "pagefind", "quokka") == set()
 
 
+@pytest.mark.slow
 def test_switching_shards_on_and_off_gives_the_bundle_of_a_clean_build(make_app, site, tmp_path):
     outdir = build(make_app, site, ONE_RUN)
     one_run = bundle_files(outdir / "pagefind")

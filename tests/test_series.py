@@ -204,6 +204,7 @@ def _apply(change: str, srcdir: Path) -> None:
         path.write_text(path.read_text().replace("part: supplement", "part: 5"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", ["add", "retitle", "renumber"])
 def test_incremental_build_matches_a_clean_one(make_app, tmp_path, change):
     srcdir = copy_root("series", tmp_path / "site")

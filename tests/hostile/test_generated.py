@@ -18,6 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from authoring import GOOD, build, snapshot
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -103,6 +104,7 @@ def test_no_front_matter_makes_the_checks_raise(text):
 )
 @given(text=front_matter_posts())
 # Found by this test: a key that is a list, which MyST's YAML cannot make a dict key of.
+@pytest.mark.slow
 @example(
     text="---\n? [complex, key]\n: value\nblogpost: true\ndate: 2025-03-01\ncategory: Article\n"
     "author: mira\n---\n\n# A generated post\n\nIts first paragraph, the excerpt.\n"

@@ -136,6 +136,7 @@ def site(tmp_path_factory):
 FRONT = "---\nblogpost: true\ndate: 2024-03-01\ncategory: Article\nauthor: ada\n---\n\n# Drawn\n\n"
 
 
+@pytest.mark.slow
 @settings(
     max_examples=12,
     deadline=None,
