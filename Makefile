@@ -60,11 +60,11 @@ test-oldest test-latest: test-%: browser vnu
 	KB_VNU_JAR=$(VNU_JAR) .venv-$*/bin/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
 # The guides (docs/: the author's and maintainer's guides and the generated reference), a
-# Sphinx project of their own, warnings as errors. `make test` builds them too.
+# Sphinx project of their own, warnings as errors. `make test` builds them too, in the suite
+# (tests/test_docs.py, with these options), beside the other tests instead of before them.
 .PHONY: docs
 docs: $(VENV)/.site-installed
 	$(BIN)/sphinx-build $(SPHINXOPTS) -q -b html -d $(BUILDDIR)/docs-doctrees docs $(BUILDDIR)/docs
-test: docs
 
 serve: $(VENV)/.site-installed
 	$(BIN)/kb serve

@@ -20,3 +20,21 @@ def test_home_to_post_to_category(page, site_url, offsite):
     assert page.locator(".kb-entry").count() >= 1
     assert offsite == []
     assert page.console_errors == []
+
+
+def test_a_request_to_another_host_is_recorded_and_never_sent(page, site_url, offsite):
+    """The harness itself: what every test's ``offsite == []`` relies on. A host name and an IP
+    address are both blocked by the browser, and both recorded; 127.0.0.1 is served."""
+    failed = []
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.goto(site_url)
+    others = sorted(["http://example.com/a.png", "http://192.0.2.1/b.png"])
+    first, second = (lambda request, url=url: request.url == url for url in others)
+    with page.expect_event("requestfailed", first), page.expect_event("requestfailed", second):
+        page.evaluate(
+            "urls => urls.forEach(url => { const image = new Image(); image.src = url; })",
+            others,
+        )
+    assert sorted(offsite) == others
+    assert sorted(failed) == others
+    assert page.evaluate("fetch(location.href).then(response => response.status)") == 200
