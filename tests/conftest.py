@@ -84,9 +84,9 @@ def pytest_collection_modifyitems(config, items):
 #: tiers already run, and under coverage's tracer (Python 3.11 has no cheaper one) each of their
 #: builds takes 2.4 times as long. So the figure ``make test`` enforces is a lower bound: it
 #: counts the lines the ``unit``, ``build`` and ``site`` tiers run (the real site's own build is
-#: not measured either: see ``built_site``). Module-scoped builds of these
-#: tiers stay traced; only the tests themselves, and the builds they start, are not. (``make
-#: test`` runs the browser tier without coverage at all; this covers a run of every tier at once.)
+#: not measured either: see ``built_site``). Module-scoped builds of these tiers stay traced;
+#: only the tests themselves, and the builds they start, are not. (``make test`` runs the
+#: browser tier without coverage at all; this covers a run of every tier at once.)
 UNTRACED_TIERS = {"slow", "browser"}
 
 
