@@ -1,8 +1,10 @@
 """From saving a post to the reloaded page, under ``kb serve``: warm worker against cold builds.
 
 Generates N posts (``corpus.py``), builds them once, then for each mode starts ``kb serve`` on
-the site (``warm``: the default, rebuilds forked from a worker that imported everything once;
-``cold``: ``kb serve --cold``, a new ``python -m sphinx`` per change, as sphinx-autobuild runs),
+the site (``warm``: the default, rebuilds forked from a worker that imported everything once,
+which makes the next build's application while the author reads the page; ``unprepared``:
+``kb serve --unprepared``, forked from the worker with no application made ahead; ``cold``:
+``kb serve --cold``, a new ``python -m sphinx`` per change, as sphinx-autobuild runs),
 listens on the reload socket as the browser does, and times each edit:
 
 * **save → reload**: from writing the post until the server tells the browser to reload;
@@ -10,8 +12,10 @@ listens on the reload socket as the browser does, and times each edit:
   edit's new word (what the author sees).
 
 Before each edit it waits for the search index of the previous one (indexed in the background)
-so that no edit waits for another's Pagefind run. Medians of ``--edits`` edits per mode, the
-modes taking turns (warm, cold, warm, ...) so a change in the machine's load hits both alike.
+so that no edit waits for another's Pagefind run, then ``--pause`` seconds (the author reading).
+Medians of ``--edits`` edits per mode, the modes taking turns (warm, unprepared, cold, warm,
+...) so that a change in the machine's load hits all of them alike; each ratio is paired by
+round.
 
     python benchmarks/serve_speed.py --posts 1000 --edits 5
 """
@@ -35,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 from build_speed import build_env, make_site, site_settings, spread  # noqa: E402
 
-MODES = ("warm", "cold")
+MODES = ("warm", "unprepared", "cold")
 
 
 def initial_build(src: Path) -> float:
@@ -54,8 +58,8 @@ class Server:
         self.src, self.port, self.mode = src, port, mode
         self.log_path = log_path
         command = [sys.executable, "-m", "kb.cli", "serve", "--root", str(src), "--port", str(port)]
-        if mode == "cold":
-            command.append("--cold")
+        if mode in ("cold", "unprepared"):
+            command.append(f"--{mode}")
         with log_path.open("w") as log:
             self.process = subprocess.Popen(
                 command, env=build_env(), stdout=log, stderr=subprocess.STDOUT,
@@ -114,6 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=5, help="edits timed per mode (5)")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=2.0,
+        help="seconds between one edit's indexed search and the next edit: the author reading"
+        " the page, while kb serve prepares the next build (2)",
+    )
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args(argv)
 
@@ -144,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         for round_number in range(1, args.edits + 1):
             for offset, mode in enumerate(args.modes):
                 wait_for_background_search()
+                time.sleep(args.pause)
                 port = args.port + offset
                 url = f"http://127.0.0.1:{port}/{relpath}"
                 edit = one_edit(port, sources[mode] / post, url, round_number)
@@ -160,10 +172,12 @@ def main(argv: list[str] | None = None) -> int:
             reloads = [r for r, _ in times[mode]]
             shown = [s for _, s in times[mode]]
             print(f"| {mode} | {spread(reloads)} | {spread(shown)} |")
-        if set(args.modes) == set(MODES):
-            ratios = [w[1] / c[1] for w, c in zip(times["warm"], times["cold"], strict=True)]
-            median = statistics.median(ratios)
-            print(f"\nwarm/cold, save → page, paired by round: median {median:.2f}")
+        for other in args.modes:
+            if other == "warm" or "warm" not in args.modes:
+                continue
+            pairs = zip(times["warm"], times[other], strict=True)
+            median = statistics.median(w[1] / o[1] for w, o in pairs)
+            print(f"\nwarm/{other}, save → page, paired by round: median {median:.2f}")
     finally:
         if args.keep:
             log(f"kept {root}")

@@ -212,6 +212,7 @@ CHECKS = {
         "sphinx.configuration_changed",
     ],
     "test_sphinx_finds_files_when_kb_core_finding_expects": ["sphinx.has_saved_environment"],
+    "test_sphinx_lists_the_images_and_downloads_it_copies": ["sphinx.copied_files"],
     "test_a_fragment_is_written_with_its_pages_state_which_is_restored": [
         "sphinx.writing_as",
         "sphinx.page_being_written",
@@ -284,6 +285,52 @@ def test_sphinx_build_state_kb_reads_is_there_after_a_build(make_app, tmp_path):
         assert not upstream_sphinx.configuration_changed(app.env)  # Sphinx marks it current
     finally:
         app.cleanup()
+
+
+def test_sphinx_lists_the_images_and_downloads_it_copies(make_app, tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    (site / "posts/data.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    post = site / "posts/post-05.md"
+    post.write_text(post.read_text() + "\n{download}`the data <data.csv>`\n", encoding="utf-8")
+    app = make_app("html", srcdir=site)
+    try:
+        app.build()
+        copied = upstream_sphinx.copied_files(app.env)
+        assert "_images/chart.png" in copied
+        [download] = [name for name in copied if name.startswith("_downloads/")]
+        assert download.endswith("/data.csv")
+        assert all((Path(app.outdir) / name).is_file() for name in copied)
+    finally:
+        app.cleanup()
+
+
+def test_sphinx_build_in_two_steps_is_sphinx_builds_main(tmp_path, capsys):
+    """kb serve's standby builds through PreparedBuild: the steps of ``build_main`` are still
+    the ones it repeats, and a build in two steps writes what ``build_main`` writes."""
+    from sphinx.cmd import build as cmd
+
+    main = inspect.getsource(cmd.build_main)
+    for step in ("_parse_arguments", "_parse_confdir", "_parse_doctreedir", "_parse_logging"):
+        assert f"{step}(" in main
+    assert "app.build(args.force_all, args.filenames)" in main
+    sites = [copy_root("listings", tmp_path / name) for name in ("main", "two-steps")]
+    arguments = [["-b", "html", "-q", str(site), str(site / "_build/html")] for site in sites]
+    assert cmd.build_main(arguments[0]) == 0
+    prepared = upstream_sphinx.PreparedBuild(arguments[1])
+    prepared.prepare()
+    assert prepared.app is not None
+    assert prepared.run() == 0
+    outdirs = [site / "_build/html" for site in sites]
+    pages = [
+        {p.relative_to(o).as_posix(): p.read_bytes() for p in o.rglob("*.html")} for o in outdirs
+    ]
+    assert pages[0] == pages[1] and "index.html" in pages[0]
+    # A configuration that cannot be read leaves no application: the caller builds plainly.
+    (sites[1] / "conf.py").write_text("this is not python\n", encoding="utf-8")
+    broken = upstream_sphinx.PreparedBuild(arguments[1])
+    broken.prepare()
+    assert broken.app is None
+    broken.close()
 
 
 def test_sphinx_finds_files_when_kb_core_finding_expects(make_app, tmp_path):

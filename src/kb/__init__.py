@@ -26,7 +26,7 @@ from .core import (
     state,
     validation,
 )
-from .incremental import collector, doctrees, freshness, templatecache
+from .incremental import collector, copies, doctrees, freshness, templatecache
 
 __version__ = "0.1.0"
 
@@ -65,6 +65,7 @@ def setup(app: Sphinx) -> dict:
     datasets.setup_datasets(app)
     links.setup_links(app)
     freshness.setup_freshness(app)
+    copies.setup_copies(app)
     # What posts are written in.
     markup.setup_math(app)
     markup.setup_highlighting(app)

@@ -7,9 +7,16 @@ for each build. The child starts with every module loaded and none of the state 
 build (each build runs in a new child, as each ``sphinx-build`` runs in a new process), runs
 Sphinx's own ``build_main`` and exits with its status.
 
+Once a build has finished, the worker forks the next one ahead of the change (a
+:class:`Standby`): while the author reads the page, that child reads the configuration, sets
+up the extensions and loads the environment, then waits. When the author saves, it builds if
+what it was made from is unchanged but for the text of documents
+(:mod:`kb.incremental.standby`), and otherwise gives way to a fresh child.
+
 Protocol (one JSON object per line, over two pipes whose descriptors the server passes on the
 command line): the server sends ``{"arguments": [...]}`` (``sphinx-build``'s arguments); the
-worker answers ``{"status": N}`` when the build has finished, or ``{"stale": true}`` and exits
+worker answers ``{"status": N, "prepared": B}`` when the build has finished (``B``: whether
+the standby built it), or ``{"stale": true}`` and exits
 when a module it imported has changed on disk since (kb's own source while someone works on
 it, or a package upgraded): the server then starts a new worker, which imports the new code.
 End of input (the server has gone) ends the worker.
@@ -28,6 +35,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from typing import NoReturn
 
 
 def warm_up(confdir: Path) -> None:
@@ -47,9 +55,14 @@ def warm_up(confdir: Path) -> None:
         extensions = Config.read(confdir, overrides={}, tags=Tags()).extensions
     except Exception:  # noqa: BLE001  (the build itself reports a broken conf.py)
         return
-    for name in extensions:
+    for name in (*extensions, *LAZILY_IMPORTED):
         if isinstance(name, str):
             _import_quietly(name)
+
+
+#: What kb imports only in the builds that need it (numpy: when related posts are computed),
+#: so that a plain ``sphinx-build`` that does not pays nothing; the worker imports it once.
+LAZILY_IMPORTED = ("numpy",)
 
 
 def _import_quietly(name: str) -> None:
@@ -109,12 +122,7 @@ def build_in_child(arguments: list[str], keep_open: tuple[int, ...] = ()) -> tup
         except BaseException:  # noqa: BLE001  (a crash must not run the worker's own loop)
             traceback.print_exc()
         finally:
-            with contextlib.suppress(Exception):
-                sys.stdout.flush()
-                sys.stderr.flush()
-                with os.fdopen(modules_write, "w", encoding="utf-8") as modules:
-                    modules.write("\n".join(sorted(sys.modules)))
-            os._exit(status)
+            _exit_child(status, modules_write)
     os.close(modules_write)
     with os.fdopen(modules_read, "r", encoding="utf-8") as modules:
         imported = modules.read().split()  # until the child exits: a full pipe never blocks it
@@ -130,25 +138,133 @@ def import_what_builds_import(names: list[str]) -> bool:
     return bool(missing)
 
 
+class Standby:
+    """A child that has made the next build's application ahead of the change (Sphinx's
+    configuration, every extension's setup and ``config-inited`` and ``builder-inited`` steps,
+    the environment: :class:`~kb.upstream.sphinx.PreparedBuild`) and waits. Told to build, it
+    builds with that application if a new one would be the same
+    (:func:`kb.incremental.standby.still_current`), and otherwise says so and exits: the worker
+    then builds in a fresh child, as it does with no standby."""
+
+    def __init__(self, arguments: list[str], keep_open: tuple[int, ...] = ()) -> None:
+        self.arguments = arguments
+        go_read, self._go = os.pipe()
+        self._result, result_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(self._go)
+            os.close(self._result)
+            for descriptor in keep_open:
+                os.close(descriptor)  # the protocol is the worker's, not the build's
+            _stand_by(arguments, go_read, result_write)  # never returns
+        os.close(go_read)
+        os.close(result_write)
+
+    def build(self) -> tuple[int, list[str]] | None:
+        """The build's exit status and the modules it had imported, or None if the prepared
+        application is not the one a new build would make."""
+        with contextlib.suppress(OSError):  # a child that died reads as one that said no
+            os.write(self._go, b"go\n")
+        os.close(self._go)
+        with os.fdopen(self._result, "r", encoding="utf-8") as result:
+            verdict, _, modules = result.read().partition("\n")
+        _, wait_status = os.waitpid(self.pid, 0)
+        if verdict != "built":
+            return None
+        return os.waitstatus_to_exitcode(wait_status), modules.split()
+
+    def discard(self) -> None:
+        os.close(self._go)  # end of input: the child exits without building
+        os.close(self._result)
+        os.waitpid(self.pid, 0)
+
+
+def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
+    """The standby child: prepare, wait for the word, build if still current, exit."""
+    from ..core.output import lock_folders, release
+    from ..core.state import build_state
+    from ..incremental.standby import Inputs, source_stamps, state_stamps, still_current
+    from ..upstream.sphinx import PreparedBuild
+
+    status, verdict = 2, "stale"
+    made_from = None
+    try:
+        prepared = PreparedBuild(arguments)
+        args = prepared.args
+        # Before the application is made: a file changed while it is made counts as changed.
+        sources = source_stamps(args.sourcedir, args.outputdir, args.doctreedir)
+        prepared.prepare()
+        app = prepared.app
+        if app is not None:
+            made_from = Inputs(sources, state_stamps(app))
+            # While it waits, another build (make html) may take the folders; if one does,
+            # the state files differ and this application is not used.
+            release(build_state(app).locks)
+        with os.fdopen(go_fd, "rb") as go:
+            told = go.readline()
+        if told and app is not None and made_from is not None:
+            build_state(app).locks = lock_folders([app.outdir, app.doctreedir])
+            if still_current(app, made_from):
+                verdict = "built"
+                status = prepared.run()
+    except SystemExit as stop:
+        status = stop.code if isinstance(stop.code, int) else 2
+    except KeyboardInterrupt:  # Ctrl-C in kb serve's terminal: the server stops too
+        status = 130
+    except BaseException:  # noqa: BLE001  (a crash must not run the worker's own loop)
+        traceback.print_exc()
+    finally:
+        _exit_child(status, result_fd, verdict)
+
+
+def _exit_child(status: int, result_fd: int, verdict: str | None = None) -> NoReturn:
+    """End a forked child: flush its output, send ``verdict`` (if any) and then the modules
+    it imported, one per line, and exit without running the worker's cleanup."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        lines = ([] if verdict is None else [verdict]) + sorted(sys.modules)
+        with os.fdopen(result_fd, "w", encoding="utf-8") as result:
+            result.write("\n".join(lines))
+    os._exit(status)
+
+
 def serve_requests(request_fd: int, reply_fd: int, imported: ImportedFiles) -> None:
+    standby: Standby | None = None
+    keep_open = (request_fd, reply_fd)
     with (
         os.fdopen(request_fd, "r", encoding="utf-8") as requests,
         os.fdopen(reply_fd, "w", encoding="utf-8") as replies,
     ):
-        for line in requests:
-            if imported.changed():
-                replies.write(json.dumps({"stale": True}) + "\n")
+        try:
+            for line in requests:
+                if imported.changed():
+                    replies.write(json.dumps({"stale": True}) + "\n")
+                    replies.flush()
+                    return
+                request = json.loads(line)
+                arguments = request["arguments"]
+                built = None
+                if standby is not None and standby.arguments == arguments:
+                    built = standby.build()
+                elif standby is not None:
+                    standby.discard()
+                standby = None
+                prepared = built is not None
+                status, modules = built or build_in_child(arguments, keep_open=keep_open)
+                replies.write(json.dumps({"status": status, "prepared": prepared}) + "\n")
                 replies.flush()
-                return
-            arguments = json.loads(line)["arguments"]
-            status, modules = build_in_child(arguments, keep_open=(request_fd, reply_fd))
-            replies.write(json.dumps({"status": status}) + "\n")
-            replies.flush()
-            # While the author reads the page: what this build imported, for the next one.
-            if import_what_builds_import(modules):
-                imported.update()
-                gc.collect()
-                gc.freeze()
+                # While the author reads the page: what this build imported, for the next one,
+                # and the next build's application.
+                if import_what_builds_import(modules):
+                    imported.update()
+                    gc.collect()
+                    gc.freeze()
+                if request.get("prepare", True):
+                    standby = Standby(arguments, keep_open=keep_open)
+        finally:
+            if standby is not None:
+                standby.discard()
 
 
 def main(argv: list[str]) -> int:

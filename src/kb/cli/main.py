@@ -218,7 +218,9 @@ def _expand(paths: list[str]) -> list[Path]:
 def cmd_serve(args: argparse.Namespace, site: Site) -> int:
     _refuse_port_in_use(args.port)
     print(f"Serving {site.root} at http://127.0.0.1:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
-    return serve.serve(site, args.port, drafts=args.drafts, cold=args.cold)
+    return serve.serve(
+        site, args.port, drafts=args.drafts, cold=args.cold, prepare=not args.unprepared
+    )
 
 
 def _refuse_port_in_use(port: int) -> None:
@@ -286,6 +288,11 @@ def parser() -> argparse.ArgumentParser:
         "--cold",
         action="store_true",
         help="build each change in a new Python process (slower; the warm worker is the default)",
+    )
+    serve_parser.add_argument(
+        "--unprepared",
+        action="store_true",
+        help="do not make the next build's Sphinx application ahead of the change (slower)",
     )
     importer.add_parser(commands, common)
     return main_parser

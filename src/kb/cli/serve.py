@@ -3,7 +3,9 @@
 It is sphinx-autobuild's server (its file watcher, the reload socket and the script it adds to
 each page) with kb's way of building: each rebuild is forked from a warm worker
 (:mod:`.buildworker`) that has imported Sphinx and every extension once, instead of a new
-``python -m sphinx`` that imports them again on every save. ``--cold`` builds the old way.
+``python -m sphinx`` that imports them again on every save, and that makes the next build's
+application while the author reads the page. ``--cold`` builds the old way; ``--unprepared``
+forks each build from the worker without making its application ahead (both for comparison).
 """
 
 from __future__ import annotations
@@ -75,10 +77,15 @@ class WarmWorker:
         os.close(reply_write)
         self._requests = os.fdopen(self._request_write, "w", encoding="utf-8")
         self._replies = os.fdopen(self._reply_read, "r", encoding="utf-8")
+        #: Whether the last build was the one the worker had prepared ahead of the change.
+        self.last_prepared = False
 
-    def build(self, arguments: list[str]) -> int:
+    def build(self, arguments: list[str], prepare: bool = True) -> int:
+        """Build; then, unless ``prepare`` is False, make the next build's application while
+        waiting for the next change (:class:`kb.cli.buildworker.Standby`)."""
         try:
-            self._requests.write(json.dumps({"arguments": arguments}) + "\n")
+            request = {"arguments": arguments, "prepare": prepare}
+            self._requests.write(json.dumps(request) + "\n")
             self._requests.flush()
             line = self._replies.readline()
         except OSError as error:
@@ -86,6 +93,7 @@ class WarmWorker:
         reply = json.loads(line) if line else {}
         if "status" not in reply:
             raise WorkerGone("stale" if reply.get("stale") else "exited")
+        self.last_prepared = bool(reply.get("prepared"))
         return reply["status"]
 
     def close(self) -> None:
@@ -102,8 +110,11 @@ class WarmWorker:
 class Rebuilds:
     """Called with the changed paths: rebuild, through the warm worker unless ``cold``."""
 
-    def __init__(self, root: Path, arguments: list[str], url: str, cold: bool = False) -> None:
+    def __init__(
+        self, root: Path, arguments: list[str], url: str, cold: bool = False, prepare: bool = True
+    ) -> None:
         self.root, self.arguments, self.url, self.cold = root, arguments, url, cold
+        self.prepare = prepare
         self.worker: WarmWorker | None = None
 
     def __call__(self, *, changed_paths: Sequence[Path] = ()) -> None:
@@ -129,7 +140,7 @@ class Rebuilds:
             if self.worker is None:
                 self.worker = WarmWorker(self.root)
             try:
-                return self.worker.build(self.arguments)
+                return self.worker.build(self.arguments, self.prepare)
             except WorkerGone as gone:
                 self.worker.close()
                 self.worker = None
@@ -193,7 +204,9 @@ def _whole_files_class():
     return WholeFiles
 
 
-def serve(site: Site, port: int, drafts: bool = False, cold: bool = False) -> int:
+def serve(
+    site: Site, port: int, drafts: bool = False, cold: bool = False, prepare: bool = True
+) -> int:
     """Build the site, then serve it and rebuild on every save until Ctrl-C."""
     import uvicorn
     from starlette.applications import Starlette
@@ -205,7 +218,8 @@ def serve(site: Site, port: int, drafts: bool = False, cold: bool = False) -> in
     outdir, doctrees = build_folders(root, drafts)
     outdir.mkdir(parents=True, exist_ok=True)
     url_host = f"127.0.0.1:{port}"
-    rebuilds = Rebuilds(root, sphinx_arguments(root, drafts), f"http://{url_host}/", cold)
+    arguments = sphinx_arguments(root, drafts)
+    rebuilds = Rebuilds(root, arguments, f"http://{url_host}/", cold, prepare)
     ignore = ignore_filter([*(root / name for name in IGNORED), outdir, doctrees])
     watcher = watcher_class()([root], ignore, change_callback=rebuilds)
     app = Starlette(

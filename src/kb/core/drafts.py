@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from glob import glob
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from sphinx.util import logging
 from ..checks.dates import ABLOG_DATE_FORMAT
 from ..checks.schedule import UNDATED, file_day, today
 from . import events
-from .finding import leave_out
+from .finding import leave_out, scanned
 from .state import build_state
 
 logger = logging.getLogger(__name__)
@@ -60,9 +61,10 @@ def _find_drafts(app: Sphinx, config) -> None:
     state.draft_sources = []
     if config.kb_drafts:
         return
-    drafts = state.draft_sources = draft_sources(
-        str(app.srcdir), config.blog_post_pattern, config.post_date_format
+    scan = partial(
+        draft_sources, str(app.srcdir), config.blog_post_pattern, config.post_date_format
     )
+    drafts = state.draft_sources = scanned(app, "drafts", scan)
     if drafts:
         logger.info(
             "kb: %d draft(s), dated after %s or undated, left out: %s", len(drafts), today(), drafts

@@ -16,7 +16,10 @@ join at ``config-inited``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from sphinx.application import Sphinx
 from sphinx.project import EXCLUDE_PATHS
@@ -33,6 +36,17 @@ from . import ablog, events
 from .state import build_state
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def scanned(app: Sphinx, name: str, scan: Callable[[], T]) -> T:
+    """What ``scan`` (a step that reads the source folder before the environment loads) finds,
+    remembered with it: an application made ahead of a change is used only if every such scan
+    finds the same again (:mod:`kb.incremental.standby`)."""
+    found = scan()
+    build_state(app).source_scans[name] = (scan, found)
+    return found
 
 
 def leave_out(app: Sphinx, relpaths) -> None:
@@ -61,13 +75,15 @@ def _leave_out_unsafe(app: Sphinx, config) -> None:
     limit = getattr(config, "kb_max_file_bytes", DEFAULT_LIMIT)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         limit = DEFAULT_LIMIT  # reported as a configuration error at builder-inited
-    found = unsafe_sources(
+    scan = partial(
+        unsafe_sources,
         app.srcdir,
         config.blog_post_pattern,
         (*DOC_SUFFIXES, *suffixes),
         limit,
         excluded=excluded_by([*config.exclude_patterns, *EXCLUDE_PATHS]),
     )
+    found = scanned(app, "unsafe sources", scan)
     for relpath, problems in sorted(found.problems.items()):
         for problem in problems:
             logger.warning(
@@ -160,7 +176,8 @@ def _leave_out_companions(app: Sphinx, config) -> None:
     written = config.source_suffix
     written = (written,) if isinstance(written, str) else tuple(written or ())
     suffixes = tuple(dict.fromkeys((*DOC_SUFFIXES, *written)))
-    found = companion_sources(app.srcdir, ablog.matched_posts(config), suffixes)
+    scan = partial(companion_sources, app.srcdir, ablog.matched_posts(config), suffixes)
+    found = scanned(app, "companion files", scan)
     if found:
         logger.info("kb: %d file(s) of posts' own folders left out: %s", len(found), found)
         leave_out(app, found)

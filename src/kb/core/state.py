@@ -81,6 +81,11 @@ class BuildState:
     # core.finding at config-inited: the sources refused unread (links out, FIFOs, too large,
     # a second file of one page), each reported at its line 1; the drafts' checks skip them.
     refused_sources: set[str] = field(default_factory=set)
+    # core.finding.scanned, by each config-inited step that reads the contents of the source
+    # folder (unsafe sources, drafts, a post's companion files): the scan, and what it found.
+    # kb serve's prepared application is used only if each finds the same again
+    # (incremental.standby).
+    source_scans: dict[str, tuple[Callable[[], Any], Any]] = field(default_factory=dict)
     # core.validation: every post file ablog finds, looked for once per build (config-inited).
     post_files: list[str] | None = None
     # core.validation at env-before-read-docs (sources it could not decode); its link checks.
@@ -108,6 +113,9 @@ class BuildState:
     site_signatures: dict[str, str] = field(default_factory=dict)
     # freshness at env-before-read-docs: the documents Sphinx reads (and so writes) this build.
     docs_read: set[str] = field(default_factory=set)
+    # incremental.copies at env-get-outdated: the images and downloads the environment listed
+    # before removed documents were purged; compared and cleared at env-updated.
+    copies_before: set[str] | None = None
     # freshness at env-updated: regions whose signature changed; put into kept pages.
     changed_regions: list[Region] = field(default_factory=list)
     # freshness at builder-inited; its in-place refreshes, waited for at build-finished.

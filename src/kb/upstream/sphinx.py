@@ -5,6 +5,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 
 def doctrees_waiting_to_be_written(env) -> dict | None:
@@ -159,3 +163,138 @@ def downloads_path(builder) -> str:
     page reaches it (``builder.dlpath``, undocumented), for a visitor that links a file Sphinx
     copied (:mod:`kb.markup.players`)."""
     return builder.dlpath
+
+
+class PreparedBuild:
+    """``sphinx-build ARGUMENTS`` in two steps (what ``sphinx.cmd.build.build_main`` does,
+    through its private helpers): :meth:`prepare` makes the application (reads the
+    configuration, sets up the extensions, loads the environment and the builder) while the
+    output it logs is held back, and :meth:`run` releases that output and builds.
+
+    ``kb serve``'s warm worker prepares the next build while the author reads the page
+    (:mod:`kb.cli.buildworker`). ``app`` is None when making it failed: the caller then builds
+    the plain way (``build_main``), which reports that failure in Sphinx's own words.
+    """
+
+    def __init__(self, arguments: list[str]) -> None:
+        from sphinx.cmd import build as cmd
+
+        parser = cmd.get_parser()
+        args = cmd._parse_arguments(parser, arguments)
+        args.confdir = cmd._parse_confdir(args.noconfig, args.confdir, args.sourcedir)
+        args.doctreedir = cmd._parse_doctreedir(args.doctreedir, args.outputdir)
+        cmd._validate_filenames(parser, args.force_all, args.filenames)
+        cmd._validate_colour_support(args.color)
+        args.status, args.warning, args.error, self._warnfp = cmd._parse_logging(
+            parser, args.quiet, args.really_quiet, args.warnfile
+        )
+        args.confoverrides = cmd._parse_confoverrides(
+            parser, args.define, args.htmldefine, args.nitpicky
+        )
+        self.args = args
+        self._held = [
+            _HeldStream(s) if s is not None else None for s in (args.status, args.warning)
+        ]
+        self._contexts = contextlib.ExitStack()
+        self.app: Sphinx | None = None
+
+    def prepare(self) -> None:
+        """Make the application; its log waits in memory until :meth:`run`."""
+        from sphinx.application import Sphinx
+        from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+        args = self.args
+        self._contexts.enter_context(patch_docutils(args.confdir or args.sourcedir))
+        self._contexts.enter_context(docutils_namespace())
+        status, warning = (cast("IO[str] | None", stream) for stream in self._held)
+        try:
+            self.app = Sphinx(
+                srcdir=args.sourcedir,
+                confdir=args.confdir,
+                outdir=args.outputdir,
+                doctreedir=args.doctreedir,
+                buildername=args.builder,
+                confoverrides=args.confoverrides,
+                status=status,
+                warning=warning,
+                freshenv=args.freshenv,
+                warningiserror=args.warningiserror,
+                tags=args.tags,
+                verbosity=args.verbosity,
+                parallel=args.jobs,
+                keep_going=False,
+                pdb=args.pdb,
+                exception_on_warning=args.exception_on_warning,
+            )
+        except (Exception, KeyboardInterrupt):
+            self.app = None
+
+    def run(self) -> int:
+        """Release the held log and build; the exit status ``sphinx-build`` would give."""
+        import sphinx._cli.util.errors
+
+        args, app = self.args, self.app
+        assert app is not None
+        for stream in self._held:
+            if stream is not None:
+                stream.release()
+        try:
+            with self._contexts:
+                app.build(args.force_all, args.filenames)
+                return app.statuscode
+        except (Exception, KeyboardInterrupt) as exc:
+            sphinx._cli.util.errors.handle_exception(
+                exc,
+                stderr=args.error,
+                use_pdb=args.pdb,
+                print_traceback=args.verbosity or args.traceback,
+                message_log=app.messagelog,
+                extensions=app.extensions.values(),
+            )
+            return 2
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Leave the contexts :meth:`prepare` entered, without building."""
+        self._contexts.close()
+        if self._warnfp is not None:
+            self._warnfp.close()
+            self._warnfp = None
+
+
+class _HeldStream:
+    """A text stream that keeps what is written until :meth:`release`, then passes it on."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self._held: list[str] | None = []
+        self.encoding = getattr(stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if self._held is None:
+            return self._stream.write(text)
+        self._held.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._held is None:
+            self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def release(self) -> None:
+        held, self._held = self._held or [], None
+        self._stream.write("".join(held))
+        self._stream.flush()
+
+
+def copied_files(env) -> set[str]:
+    """The files the HTML builder copies for the documents of ``env``, relative to the output
+    folder: each image under ``_images/`` and each download under ``_downloads/`` by the name
+    Sphinx gave it (``env.images`` and ``env.dlfiles``, path -> (docnames, name); their layout
+    is undocumented). A document's entries go when it is removed, not the copies."""
+    images = {f"_images/{name}" for _, name in env.images.values()}
+    downloads = {f"_downloads/{name}" for _, name in env.dlfiles.values()}
+    return images | downloads

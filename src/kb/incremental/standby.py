@@ -1,0 +1,118 @@
+"""Is an application made before the author saved still the one a new build would make?
+
+``kb serve``'s warm worker makes the next build's application while the author reads the page
+(:mod:`kb.cli.buildworker`): it reads the configuration, sets up every extension, runs their
+``config-inited`` and ``builder-inited`` steps and loads the environment, then waits. When the
+author saves, that application is used only if making it now would give the same one. That
+holds when what it was made from is unchanged, except for the text of documents it knows:
+
+* the files in the doctree folder (Sphinx's environment, kb's record of the last build and its
+  journal) and the output's ``.buildinfo`` are the same files, unchanged: no other build ran
+  in between, and none was stopped;
+* no file of the source folder was added, removed or renamed (``conf.py``, templates, data
+  and images are files like the others): the steps that match file names (ablog's posts,
+  the folders kb leaves out) find the same names;
+* every file that changed is a document of the environment (a post or page Sphinx reads in
+  the build itself, after the wait);
+* every step that read the source folder's contents while the application was made (what is
+  left out as unsafe, the drafts, the files of a post's folder; each recorded with
+  :func:`kb.core.finding.scanned`) finds the same again.
+
+Otherwise the worker discards it and builds with a new application, as before. The checks
+are on what the steps read, not on what the author changed, so an edit that turns a post into
+a draft (a date after today) or a page into a post's companion is caught like any other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinx.application import Sphinx
+
+from ..core.state import build_state
+
+#: Folders of the source tree that no configuration step reads: version control, caches,
+#: environments, and the build folders (whose state files are compared on their own).
+UNREAD_FOLDERS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__"}
+    | {".mypy_cache", ".ruff_cache", ".pytest_cache", ".tox", ".nox", "_build"}
+)
+
+#: A file's identity and version: inode, modification time, size.
+Stamp = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What an application was made from, as stamps: the source folder's files (relative to
+    it), taken before it was made, and the build's state files, taken once it was made (while
+    it held the folders' lock)."""
+
+    sources: dict[str, Stamp]
+    state: dict[str, Stamp]
+
+
+def still_current(app: Sphinx, made_from: Inputs) -> bool:
+    """Whether a new application, made now, would be ``app`` (made from ``made_from``).
+    Call it holding the output folders' lock (:func:`kb.core.output.lock_folders`)."""
+    now = Inputs(source_stamps(app.srcdir, app.outdir, app.doctreedir), state_stamps(app))
+    if now.state != made_from.state or now.sources.keys() != made_from.sources.keys():
+        return False
+    changed = [path for path, stamp in now.sources.items() if made_from.sources[path] != stamp]
+    documents = app.env.found_docs
+    srcdir = Path(app.srcdir)
+    if any(app.env.path2doc(srcdir / path) not in documents for path in changed):
+        return False
+    scans = build_state(app).source_scans
+    return all(scan() == found for scan, found in scans.values())
+
+
+def _stamp(entry: os.DirEntry) -> Stamp:
+    try:
+        info = entry.stat()  # a link's target: what a build reads through it
+    except OSError:
+        info = entry.stat(follow_symlinks=False)  # a link to nothing
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
+
+
+def source_stamps(srcdir, outdir, doctreedir) -> dict[str, Stamp]:
+    """Every file under ``srcdir`` but those of :data:`UNREAD_FOLDERS` and of the build's
+    folders, by its path relative to ``srcdir``."""
+    skipped = {os.path.realpath(outdir), os.path.realpath(doctreedir)}
+    stamps: dict[str, Stamp] = {}
+    pending = [(os.fspath(srcdir), "")]
+    while pending:
+        folder, relative = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = relative + entry.name
+            if not entry.is_dir(follow_symlinks=False):
+                stamps[name] = _stamp(entry)
+            elif entry.name not in UNREAD_FOLDERS and os.path.realpath(entry) not in skipped:
+                # No stamp of its own: an editor that saves by renaming a new file over the
+                # old one changes the folder, not its names.
+                pending.append((entry.path, name + "/"))
+    return stamps
+
+
+def state_stamps(app: Sphinx) -> dict[str, Stamp]:
+    """The doctree folder's own files (the environment, kb's state and journal, caches) and
+    the output's ``.buildinfo``: every build that finishes, or stops, changes one of them."""
+    stamps = {}
+    try:
+        entries = [e for e in os.scandir(app.doctreedir) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        entries = []
+    for entry in entries:
+        stamps[entry.path] = _stamp(entry)
+    buildinfo = Path(app.outdir, ".buildinfo")
+    with contextlib.suppress(OSError):
+        info = buildinfo.stat()
+        stamps[str(buildinfo)] = (info.st_ino, info.st_mtime_ns, info.st_size)
+    return stamps
