@@ -1,21 +1,24 @@
-"""From saving a post to the reloaded page, under ``kb serve``: warm worker against cold builds.
+"""From saving a post to the reloaded page and the search, under ``kb serve``, in each mode.
 
 Generates N posts (``corpus.py``), builds them once, then for each mode starts ``kb serve`` on
 the site (``warm``: the default, rebuilds forked from a worker that imported everything once,
 which makes the next build's application while the author reads the page; ``unprepared``:
 ``kb serve --unprepared``, forked from the worker with no application made ahead; ``cold``:
 ``kb serve --cold``, a new ``python -m sphinx`` per change, as sphinx-autobuild runs),
-listens on the reload socket as the browser does, and times each edit:
+listens on the reload socket as the browser does, and times each change (an edit of one
+post's body, a new post, the deletion of that post):
 
-* **save → reload**: from writing the post until the server tells the browser to reload;
+* **save → reload**: from writing the file until the server tells the browser to reload;
 * **save → page**: until the page, fetched as the reloading browser fetches it, shows the
-  edit's new word (what the author sees).
+  change (the edit's new word; the new post; a 404 for the deleted one);
+* **save → search**: until a search of the served Pagefind bundle finds the new word on that
+  page alone (or, after the delete, nowhere). The search index follows the build in the
+  background.
 
-Before each edit it waits for the search index of the previous one (indexed in the background)
-so that no edit waits for another's Pagefind run, then ``--pause`` seconds (the author reading).
-Medians of ``--edits`` edits per mode, the modes taking turns (warm, unprepared, cold, warm,
-...) so that a change in the machine's load hits all of them alike; each ratio is paired by
-round.
+Before each change it waits for the search index of the previous one, then ``--pause``
+seconds (the author reading). Medians of ``--edits`` rounds, the modes taking turns (warm,
+unprepared, cold, warm, ...) so that a change in the machine's load hits all of them alike;
+each ratio is paired by round.
 
     python benchmarks/serve_speed.py --posts 1000 --edits 5
 """
@@ -31,13 +34,17 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
 from build_speed import build_env, make_site, site_settings, spread  # noqa: E402
+from bundlesearch import pages_with  # noqa: E402
 
 MODES = ("warm", "unprepared", "cold")
 
@@ -93,40 +100,124 @@ def wait_for_background_search(limit: float = 300.0) -> None:
         time.sleep(0.05)
 
 
-async def one_edit(port: int, post: Path, page_url: str, number: int) -> tuple[float, float]:
+CHANGES = ("edit", "add", "delete")
+
+
+@dataclass
+class Change:
+    """One change an author makes, and how a reader would see that it is on the site."""
+
+    write: Callable[[], None]
+    url: str  # the page that shows it
+    shown: Callable[[int, str], bool]  # (HTTP status, page text) -> does the page show it?
+    bundle: Path  # the served site's Pagefind bundle
+    word: str
+    page: str  # the URL path a search for ``word`` finds, or "" when none must
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def served_page(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as error:
+        return error.code, ""
+
+
+def search_finds(change: Change) -> bool:
+    """Does a search of the served bundle, now, find the word where it should, and only there?"""
+    try:
+        found = pages_with(change.bundle, change.word)
+    except (OSError, ValueError, KeyError):  # between two files of a bundle being replaced
+        return False
+    return found == ({change.page} if change.page else set())
+
+
+async def time_change(port: int, change: Change, limit: float = 600.0) -> dict[str, float]:
+    """Seconds from the save to the reload message, to the page showing the change, and to a
+    search that finds it (or, after a delete, no longer does)."""
     import websockets
 
     async with websockets.connect(f"ws://127.0.0.1:{port}/websocket-reload") as socket:
         await asyncio.sleep(0.2)  # the server has registered this listener
         start = time.perf_counter()
-        word = corpus.edit_post(post, number)
-        message = await asyncio.wait_for(socket.recv(), timeout=600)
-        reloaded = time.perf_counter() - start
+        change.write()
+        message = await asyncio.wait_for(socket.recv(), timeout=limit)
+        seconds = {"reload": time.perf_counter() - start}
     assert message == "refresh", message
-    while True:
-        with urllib.request.urlopen(page_url, timeout=30) as response:
-            if word in response.read().decode("utf-8", "replace"):
-                return reloaded, time.perf_counter() - start
-        if time.perf_counter() - start > 600:
-            raise SystemExit(f"{page_url} never showed {word!r}")
+    while not change.shown(*served_page(change.url)):
+        if time.perf_counter() - start > limit:
+            raise SystemExit(f"{change.url} never showed the change")
         await asyncio.sleep(0.01)
+    seconds["page"] = time.perf_counter() - start
+    while not search_finds(change):
+        if time.perf_counter() - start > limit:
+            raise SystemExit(f"the search never found {change.word!r} where it should")
+        await asyncio.sleep(0.02)
+    seconds["search"] = time.perf_counter() - start
+    return seconds
+
+
+def make_change(kind: str, src: Path, port: int, round_number: int, site) -> Change:
+    """The round's ``kind`` of change to the copy at ``src``: an edit of the middle post, a new
+    post (the newest), or the deletion of the post that round added."""
+    base = f"http://127.0.0.1:{port}/"
+    bundle = src / "_build/html/pagefind"
+    if kind == "edit":
+        post = src / site.posts[len(site.posts) // 2].relative_to(site.src)
+        word = corpus.edit_word(round_number)
+        page = post.relative_to(src).with_suffix(".html").as_posix()
+        return Change(
+            lambda: corpus.edit_post(post, round_number) and None,
+            base + page,
+            lambda status, text: word in text,
+            bundle,
+            word,
+            "/" + page,
+        )
+    scratch = src.parent / f"{src.name}-new"
+    staged = corpus.add_post(scratch, round_number, site.authors, site.categories)
+    word = corpus.edit_post(staged, 50_000 + round_number)  # a word of its own
+    relpath = staged.relative_to(scratch)
+    post = src / relpath
+    page = relpath.with_suffix(".html").as_posix()
+    if kind == "add":
+
+        def write() -> None:
+            post.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, post)  # one event for the watcher, whole
+
+        return Change(
+            write, base + page, lambda status, text: word in text, bundle, word, "/" + page
+        )
+    staged.unlink()
+    return Change(post.unlink, base + page, lambda status, text: status == 404, bundle, word, "")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--posts", "-n", type=int, default=1000)
-    parser.add_argument("--edits", type=int, default=5, help="edits timed per mode (5)")
+    parser.add_argument("--edits", type=int, default=5, help="rounds of changes per mode (5)")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    parser.add_argument(
+        "--changes",
+        nargs="+",
+        choices=CHANGES,
+        default=list(CHANGES),
+        help="what each round does, in this order (edit add delete)",
+    )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
         "--pause",
         type=float,
         default=2.0,
-        help="seconds between one edit's indexed search and the next edit: the author reading"
-        " the page, while kb serve prepares the next build (2)",
+        help="seconds between one change's indexed search and the next change: the author"
+        " reading the page, while kb serve prepares the next build (2)",
     )
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args(argv)
+    if "delete" in args.changes and "add" not in args.changes:
+        parser.error("a delete removes the post the round added: add 'add' before it")
 
     root = Path(tempfile.mkdtemp(prefix="kb-serve-bench-"))
     started = time.perf_counter()
@@ -138,14 +229,12 @@ def main(argv: list[str] | None = None) -> int:
         authors, categories = site_settings()
         site = make_site("ours", root, args.posts, authors, categories, 0)
         log(f"{args.posts} posts under {site.src}; load {os.getloadavg()[0]:.2f}")
-        post = site.posts[len(site.posts) // 2].relative_to(site.src)
-        relpath = post.with_suffix(".html").as_posix()
         # One copy of the site per mode: each server watches and rebuilds only its own.
         sources = {mode: root / f"site-{mode}" for mode in args.modes}
         for mode, src in sources.items():
             shutil.copytree(site.src, src)
             log(f"initial build of the {mode} copy: {initial_build(src):.1f} s")
-        times: dict[str, list[tuple[float, float]]] = {mode: [] for mode in args.modes}
+        times = {(mode, kind): [] for mode in args.modes for kind in args.changes}
         servers = {}
         for offset, mode in enumerate(args.modes):
             port = args.port + offset
@@ -153,31 +242,35 @@ def main(argv: list[str] | None = None) -> int:
             servers[mode].wait_ready()
             log(f"kb serve ({mode}) ready on port {port}")
         for round_number in range(1, args.edits + 1):
-            for offset, mode in enumerate(args.modes):
-                wait_for_background_search()
-                time.sleep(args.pause)
-                port = args.port + offset
-                url = f"http://127.0.0.1:{port}/{relpath}"
-                edit = one_edit(port, sources[mode] / post, url, round_number)
-                reloaded, shown = asyncio.run(edit)
-                times[mode].append((reloaded, shown))
-                log(f"{mode} edit {round_number}: reload {reloaded:.2f} s, page {shown:.2f} s")
+            for kind in args.changes:
+                for offset, mode in enumerate(args.modes):
+                    wait_for_background_search()
+                    time.sleep(args.pause)
+                    port = args.port + offset
+                    change = make_change(kind, sources[mode], port, round_number, site)
+                    seconds = asyncio.run(time_change(port, change))
+                    times[mode, kind].append(seconds)
+                    shown = ", ".join(f"{k} {v:.2f} s" for k, v in seconds.items())
+                    log(f"{mode} {kind} {round_number}: {shown}")
         for server in servers.values():
             server.stop()
         print(f"\n`python benchmarks/serve_speed.py {' '.join(argv or sys.argv[1:])}`")
         print(f"N={args.posts}, {os.cpu_count()} CPUs, load at the end {os.getloadavg()[0]:.2f}\n")
-        print("| kb serve | save → reload (median, min–max) | save → page shows the edit |")
-        print("| --- | --- | --- |")
-        for mode in args.modes:
-            reloads = [r for r, _ in times[mode]]
-            shown = [s for _, s in times[mode]]
-            print(f"| {mode} | {spread(reloads)} | {spread(shown)} |")
-        for other in args.modes:
-            if other == "warm" or "warm" not in args.modes:
-                continue
-            pairs = zip(times["warm"], times[other], strict=True)
-            median = statistics.median(w[1] / o[1] for w, o in pairs)
-            print(f"\nwarm/{other}, save → page, paired by round: median {median:.2f}")
+        print(
+            "| kb serve | change | save → reload | save → page shows it | save → search finds it |"
+        )
+        print("| --- | --- | --- | --- | --- |")
+        for (mode, kind), runs in times.items():
+            cells = [spread([run[key] for run in runs]) for key in ("reload", "page", "search")]
+            print(f"| {mode} | {kind} | " + " | ".join(cells) + " |")
+        print("\nMedian (min–max) of each; ratios of save → page, paired by round:\n")
+        for kind in args.changes:
+            for other in args.modes:
+                if other == "warm" or "warm" not in args.modes:
+                    continue
+                pairs = zip(times["warm", kind], times[other, kind], strict=True)
+                median = statistics.median(w["page"] / o["page"] for w, o in pairs)
+                print(f"- {kind}: warm/{other} {median:.2f}")
     finally:
         if args.keep:
             log(f"kept {root}")
