@@ -10,7 +10,6 @@ reader can fetch is the file a clean build writes.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -128,11 +127,10 @@ def test_any_other_change_discards_the_prepared_application(site, prepared, chan
         date_line = next(line for line in text.splitlines() if line.startswith("date:"))
         _edit(post, date_line, "date: 2999-01-01")
     elif change == "another build":
-        # make html in another terminal while kb serve waits: the saved state changed.
-        time.sleep(0.01)
-        (site / "conf.py").touch()
+        # make html in another terminal while kb serve waits, after an edit that alone would
+        # keep the application: the saved state changed under it.
+        _edit(post, "# Post 14", "# Post 14, edited")
         _build_with_worker(site)
-        os.utime(site / "conf.py", ns=(0, 0))  # the sources as they were
     assert not prepared.still_current()
 
 
@@ -144,16 +142,16 @@ def test_the_worker_builds_an_edit_with_the_prepared_application(site):
         assert worker.build(arguments) == 0
         assert not worker.last_prepared  # the first build has nothing prepared
         _edit(site / "posts/post-14.md", "# Post 14", "# Post 14, edited")
-        assert worker.build(arguments) == 0
+        assert worker.build(arguments, prepare=False) == 0
         assert worker.last_prepared
         page = (build_folders(site)[0] / "posts/post-14.html").read_text(encoding="utf-8")
         assert "Post 14, edited" in page
         # Asked not to prepare, the worker forks a fresh build, as before.
+        assert not worker.wait_prepared()
         _edit(site / "posts/post-14.md", "Post 14, edited", "Post 14, edited again")
-        assert worker.build(arguments, prepare=False) == 0
-        assert worker.last_prepared
         assert worker.build(arguments) == 0
         assert not worker.last_prepared
+        assert "edited again" in (build_folders(site)[0] / "posts/post-14.html").read_text()
     finally:
         worker.close()
 
@@ -162,33 +160,39 @@ def test_the_worker_builds_an_edit_with_the_prepared_application(site):
 def test_after_any_sequence_the_worker_leaves_a_clean_builds_files(site, tmp_path):
     posts = site / "posts"
     template = (posts / "post-14.md").read_text(encoding="utf-8")
+    # Each change, and whether the prepared application may build it (only a document's text).
     steps = [
-        lambda: _edit(posts / "post-14.md", "# Post 14", "# Post 14, retitled"),
-        lambda: _edit(posts / "post-27.md", "# Post 27", "# Post 27, newest retitled"),
-        lambda: (posts / "post-28.md").write_text(
-            template.replace("# Post 14", "# Post 28").replace("2025-", "2026-"), encoding="utf-8"
+        (lambda: _edit(posts / "post-14.md", "# Post 14", "# Post 14, retitled"), True),
+        (lambda: _edit(posts / "post-27.md", "# Post 27", "# Post 27, newest retitled"), True),
+        (
+            lambda: (posts / "post-28.md").write_text(
+                template.replace("# Post 14", "# Post 28").replace("2025-", "2026-"),
+                encoding="utf-8",
+            ),
+            False,
         ),
-        lambda: _edit(posts / "post-03.md", "# Post 03", "# Post 03, edited"),
-        lambda: (posts / "post-05.md").unlink(),
-        lambda: (posts / "post-06.md").rename(posts / "post-06-moved.md"),
-        lambda: _edit(posts / "post-06-moved.md", "# Post 06", "# Post 06, moved"),
-        lambda: _edit(site / "conf.py", "kb_page_size = 10", "kb_page_size = 7"),
-        lambda: _edit(posts / "post-14.md", "Post 14, retitled", "Post 14, twice"),
+        (lambda: _edit(posts / "post-03.md", "# Post 03", "# Post 03, edited"), True),
+        (lambda: (posts / "post-05.md").unlink(), False),
+        (lambda: (posts / "post-06.md").rename(posts / "post-06-moved.md"), False),
+        (lambda: _edit(posts / "post-06-moved.md", "# Post 06", "# Post 06, moved"), True),
+        (lambda: _edit(site / "conf.py", "kb_page_size = 10", "kb_page_size = 7"), False),
+        (lambda: _edit(posts / "post-14.md", "Post 14, retitled", "Post 14, twice"), True),
     ]
     worker = WarmWorker(site)
     arguments = sphinx_arguments(site) + ["-q"]
     prepared = []
     try:
         assert worker.build(arguments) == 0
-        for step in steps:
+        for step, _ in steps:
             wait_for_background_index(site)
+            assert worker.wait_prepared()
             step()
             assert worker.build(arguments) == 0
             prepared.append(worker.last_prepared)
     finally:
         worker.close()
     wait_for_background_index(site)
-    assert any(prepared), "no step was built by a prepared application"
+    assert prepared == [expected for _, expected in steps]
 
     clean = tmp_path / "clean"
     clean.mkdir()
@@ -201,3 +205,35 @@ def test_after_any_sequence_the_worker_leaves_a_clean_builds_files(site, tmp_pat
     got, expected = site_files(build_folders(site)[0]), site_files(build_folders(clean)[0])
     assert sorted(got) == sorted(expected)
     assert [name for name in expected if got[name] != expected[name]] == []
+
+
+@pytest.mark.slow
+def test_what_preparing_logs_is_shown_once_with_the_build_that_uses_it(site, tmp_path, capfd):
+    """A warning of a step run while the application is prepared (a post that is a link out of
+    the repository, refused at config-inited) is held until the build and shown once, whether
+    the prepared application builds or gives way to a fresh one."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\ndate: 2025-01-01\n---\n# Outside\n", encoding="utf-8")
+    (site / "posts/linked.md").symlink_to(outside)
+    worker = WarmWorker(site)
+    arguments = sphinx_arguments(site) + ["-q"]
+    try:
+        assert worker.build(arguments) == 0
+        first = capfd.readouterr().err
+        assert worker.wait_prepared()  # and logged the warning
+        _edit(site / "posts/post-14.md", "# Post 14", "# Post 14, edited")
+        assert capfd.readouterr().err == "", "the prepared application's log was not held"
+        assert worker.build(arguments) == 0
+        assert worker.last_prepared
+        second = capfd.readouterr().err
+        assert worker.wait_prepared()
+        (site / "posts/post-29.md").write_text(
+            (site / "posts/post-14.md").read_text(encoding="utf-8"), encoding="utf-8"
+        )
+        assert worker.build(arguments) == 0
+        assert not worker.last_prepared  # a new file: built afresh
+        third = capfd.readouterr().err
+    finally:
+        worker.close()
+    for err in (first, second, third):
+        assert err.count("linked.md:1") == 1, err

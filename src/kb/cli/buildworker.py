@@ -14,12 +14,15 @@ what it was made from is unchanged but for the text of documents
 (:mod:`kb.incremental.standby`), and otherwise gives way to a fresh child.
 
 Protocol (one JSON object per line, over two pipes whose descriptors the server passes on the
-command line): the server sends ``{"arguments": [...]}`` (``sphinx-build``'s arguments); the
-worker answers ``{"status": N, "prepared": B}`` when the build has finished (``B``: whether
-the standby built it), or ``{"stale": true}`` and exits
-when a module it imported has changed on disk since (kb's own source while someone works on
-it, or a package upgraded): the server then starts a new worker, which imports the new code.
-End of input (the server has gone) ends the worker.
+command line): the server sends ``{"arguments": [...], "prepare": B}`` (``sphinx-build``'s
+arguments; whether to prepare the next build after this one); the worker answers
+``{"status": N, "prepared": B}`` when the build has finished (``B``: whether the standby built
+it), or ``{"stale": true}`` and exits when a module it imported has changed on disk since
+(kb's own source while someone works on it, or a package upgraded): the server then starts a
+new worker, which imports the new code. ``{"wait": "prepared"}`` is answered with
+``{"prepared": B}`` once the standby has made its application (``B``: whether there is one),
+for tests and benchmarks that change files only then. End of input (the server has gone) ends
+the worker.
 
 Run as ``python -m kb.cli.buildworker REQUEST_FD REPLY_FD CONFDIR``.
 """
@@ -138,6 +141,10 @@ def import_what_builds_import(names: list[str]) -> bool:
     return bool(missing)
 
 
+#: What a standby child writes once it has made its application (before its verdict).
+READY = b"ready\n"
+
+
 class Standby:
     """A child that has made the next build's application ahead of the change (Sphinx's
     configuration, every extension's setup and ``config-inited`` and ``builder-inited`` steps,
@@ -159,6 +166,17 @@ class Standby:
             _stand_by(arguments, go_read, result_write)  # never returns
         os.close(go_read)
         os.close(result_write)
+        self._ready = False
+
+    def wait_ready(self) -> None:
+        """Return once the child has made its application (or has exited)."""
+        line = b""
+        while not self._ready and not line.endswith(b"\n"):
+            byte = os.read(self._result, 1)
+            if not byte:
+                break
+            line += byte
+        self._ready = True
 
     def build(self) -> tuple[int, list[str]] | None:
         """The build's exit status and the modules it had imported, or None if the prepared
@@ -166,6 +184,7 @@ class Standby:
         with contextlib.suppress(OSError):  # a child that died reads as one that said no
             os.write(self._go, b"go\n")
         os.close(self._go)
+        self.wait_ready()
         with os.fdopen(self._result, "r", encoding="utf-8") as result:
             verdict, _, modules = result.read().partition("\n")
         _, wait_status = os.waitpid(self.pid, 0)
@@ -200,6 +219,7 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
             # While it waits, another build (make html) may take the folders; if one does,
             # the state files differ and this application is not used.
             release(build_state(app).locks)
+        os.write(result_fd, READY)
         with os.fdopen(go_fd, "rb") as go:
             told = go.readline()
         if told and app is not None and made_from is not None:
@@ -243,6 +263,12 @@ def serve_requests(request_fd: int, reply_fd: int, imported: ImportedFiles) -> N
                     replies.flush()
                     return
                 request = json.loads(line)
+                if "arguments" not in request:  # {"wait": "prepared"}
+                    if standby is not None:
+                        standby.wait_ready()
+                    replies.write(json.dumps({"prepared": standby is not None}) + "\n")
+                    replies.flush()
+                    continue
                 arguments = request["arguments"]
                 built = None
                 if standby is not None and standby.arguments == arguments:

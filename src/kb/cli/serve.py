@@ -96,6 +96,16 @@ class WarmWorker:
         self.last_prepared = bool(reply.get("prepared"))
         return reply["status"]
 
+    def wait_prepared(self) -> bool:
+        """Wait until the next build's application is made; False if none is being made."""
+        try:
+            self._requests.write(json.dumps({"wait": "prepared"}) + "\n")
+            self._requests.flush()
+            line = self._replies.readline()
+        except OSError as error:
+            raise WorkerGone(str(error)) from error
+        return bool(json.loads(line).get("prepared")) if line else False
+
     def close(self) -> None:
         for stream in (self._requests, self._replies):
             with contextlib.suppress(OSError):
