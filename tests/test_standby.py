@@ -2,9 +2,10 @@
 page, and used only when a new one would be the same (kb.incremental.standby).
 
 The rules are tested in-process on an application prepared as the worker prepares it; the
-worker is tested end to end: an edit is built by the prepared application, and after a
-sequence of edits, additions, deletions, renames and a configuration change, every file a
-reader can fetch is the file a clean build writes.
+worker is tested end to end: an edit is built by the prepared application, and after any
+sequence of edits, additions, deletions, renames, drafts and configuration changes (drawn by
+Hypothesis), the prepared application built exactly the edits of documents' text, and every
+file a reader can fetch is the file a clean build writes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from sitebuild import copy_root
 from test_output import site_files, wait_for_background_index
 
@@ -156,45 +159,9 @@ def test_the_worker_builds_an_edit_with_the_prepared_application(site):
         worker.close()
 
 
-@pytest.mark.slow
-def test_after_any_sequence_the_worker_leaves_a_clean_builds_files(site, tmp_path):
-    posts = site / "posts"
-    template = (posts / "post-14.md").read_text(encoding="utf-8")
-    # Each change, and whether the prepared application may build it (only a document's text).
-    steps = [
-        (lambda: _edit(posts / "post-14.md", "# Post 14", "# Post 14, retitled"), True),
-        (lambda: _edit(posts / "post-27.md", "# Post 27", "# Post 27, newest retitled"), True),
-        (
-            lambda: (posts / "post-28.md").write_text(
-                template.replace("# Post 14", "# Post 28").replace("2025-", "2026-"),
-                encoding="utf-8",
-            ),
-            False,
-        ),
-        (lambda: _edit(posts / "post-03.md", "# Post 03", "# Post 03, edited"), True),
-        (lambda: (posts / "post-05.md").unlink(), False),
-        (lambda: (posts / "post-06.md").rename(posts / "post-06-moved.md"), False),
-        (lambda: _edit(posts / "post-06-moved.md", "# Post 06", "# Post 06, moved"), True),
-        (lambda: _edit(site / "conf.py", "kb_page_size = 10", "kb_page_size = 7"), False),
-        (lambda: _edit(posts / "post-14.md", "Post 14, retitled", "Post 14, twice"), True),
-    ]
-    worker = WarmWorker(site)
-    arguments = sphinx_arguments(site) + ["-q"]
-    prepared = []
-    try:
-        assert worker.build(arguments) == 0
-        for step, _ in steps:
-            wait_for_background_index(site)
-            assert worker.wait_prepared()
-            step()
-            assert worker.build(arguments) == 0
-            prepared.append(worker.last_prepared)
-    finally:
-        worker.close()
-    wait_for_background_index(site)
-    assert prepared == [expected for _, expected in steps]
-
-    clean = tmp_path / "clean"
+def _assert_same_as_clean_build(site: Path, clean: Path) -> None:
+    """Every file a reader can fetch from ``site``'s output is the file a clean build of the
+    same sources (copied to ``clean``) writes."""
     clean.mkdir()
     for path in site.rglob("*"):
         relative = path.relative_to(site)
@@ -237,3 +204,76 @@ def test_what_preparing_logs_is_shown_once_with_the_build_that_uses_it(site, tmp
         worker.close()
     for err in (first, second, third):
         assert err.count("linked.md:1") == 1, err
+
+
+# -- Any sequence ----------------------------------------------------------------------------------
+
+#: One change an author makes: (kind, a number that picks the post or the value).
+CHANGES = st.tuples(
+    st.sampled_from(["title", "body", "add", "draft", "delete", "rename", "page size"]),
+    st.integers(0, 40),
+)
+
+
+def _apply(site: Path, kind: str, number: int, step: int) -> bool:
+    """Make the change; whether the prepared application may build it (only the text of a
+    document, which a draft is not: it is left out unread)."""
+    posts = sorted((site / "posts").glob("*.md"))
+    post = posts[number % len(posts)]
+    text = post.read_text(encoding="utf-8")
+    if kind == "title":
+        heading = next(line for line in text.splitlines() if line.startswith("# "))
+        _edit(post, heading, f"{heading}, change {step}")
+    elif kind == "body":
+        post.write_text(text + f"\nA sentence added by change {step}.\n", encoding="utf-8")
+        _later(post)
+    elif kind == "add":
+        date = "2999-01-01" if number % 5 == 0 else f"2025-12-{number % 28 + 1:02}"
+        new = text.replace(next(line for line in text.splitlines() if line.startswith("date:")),
+                           f"date: {date}")  # fmt: skip
+        (site / f"posts/added-{step}.md").write_text(new, encoding="utf-8")
+    elif kind == "draft":
+        date_line = next(line for line in text.splitlines() if line.startswith("date:"))
+        _edit(post, date_line, "date: 2999-01-01")
+    elif kind == "delete":
+        post.unlink()
+    elif kind == "rename":
+        post.rename(post.with_name(f"{post.stem}-r{step}.md"))
+    elif kind == "page size":
+        conf = site / "conf.py"
+        line = next(ln for ln in conf.read_text().splitlines() if ln.startswith("kb_page_size"))
+        _edit(conf, line, f"kb_page_size = {number % 9 + 3}")
+    return kind in ("title", "body") and "date: 2999" not in text
+
+
+@pytest.mark.slow
+@settings(
+    # KB_STANDBY_EXAMPLES=50 for a longer hunt; 2 (and the examples) keep `make test` quick.
+    max_examples=int(os.environ.get("KB_STANDBY_EXAMPLES", "2")),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(changes=st.lists(CHANGES, min_size=1, max_size=5))
+# Edits of two documents' text (the newest post's title: every page's sidebar), a post
+# deleted (its image's copy goes), one added.
+@example(changes=[("title", 13), ("title", 26), ("delete", 4), ("body", 2), ("add", 1)])
+# A draft's text edited (no document: built afresh), a draft added, a rename, a setting.
+@example(changes=[("draft", 3), ("title", 3), ("add", 5), ("rename", 7), ("page size", 2)])
+def test_any_sequence_of_changes_leaves_a_clean_builds_files(tmp_path_factory, changes):
+    scratch = tmp_path_factory.mktemp("sequence")
+    site = copy_root("listings", scratch / "site").resolve()
+    worker = WarmWorker(site)
+    arguments = sphinx_arguments(site) + ["-q"]
+    try:
+        assert worker.build(arguments) == 0
+        for step, (kind, number) in enumerate(changes):
+            wait_for_background_index(site)
+            assert worker.wait_prepared()
+            may_use = _apply(site, kind, number, step)
+            assert worker.build(arguments) == 0
+            assert worker.last_prepared == may_use, (kind, number)
+    finally:
+        worker.close()
+    wait_for_background_index(site)
+    _assert_same_as_clean_build(site, scratch / "clean")
