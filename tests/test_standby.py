@@ -11,6 +11,7 @@ file a reader can fetch is the file a clean build writes.
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from sitebuild import copy_root
 from test_output import site_files, wait_for_background_index
 
 from kb.cli.serve import WarmWorker, build_folders, sphinx_arguments
+from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
@@ -204,6 +206,43 @@ def test_what_preparing_logs_is_shown_once_with_the_build_that_uses_it(site, tmp
         worker.close()
     for err in (first, second, third):
         assert err.count("linked.md:1") == 1, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["while it builds", "while it waits"])
+def test_a_standby_killed_leaves_what_the_next_build_repairs(site, tmp_path, monkeypatch, stop):
+    """Killed half-way through its pages (``KB_CRASH_AT``, as tests/hostile stops builds), or
+    while it waits, the standby leaves output that the next build makes a clean build's."""
+    _build_with_worker(site)
+    if stop == "while it builds":
+        monkeypatch.setenv(CRASH_VARIABLE, "page:3:KILL")  # every build the worker forks
+    worker = WarmWorker(site)
+    arguments = sphinx_arguments(site) + ["-q"]
+    try:
+        assert worker.build(arguments) == 0  # nothing changed: no page written
+        assert worker.wait_prepared()
+        _edit(site / "posts/post-27.md", "# Post 27", "# Post 27, retitled")  # every sidebar
+        if stop == "while it waits":
+            for child in _children(worker.process.pid):
+                os.kill(child, signal.SIGKILL)
+            assert worker.build(arguments) == 0  # it said nothing: built afresh
+        else:
+            assert worker.build(arguments) != 0  # and the fresh build it gave way to, too
+        assert not worker.last_prepared
+    finally:
+        worker.close()
+    monkeypatch.delenv(CRASH_VARIABLE, raising=False)
+    _build_with_worker(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+def _children(pid: int) -> list[int]:
+    tasks = Path(f"/proc/{pid}/task")
+    found = []
+    for task in tasks.iterdir():
+        found += [int(n) for n in (task / "children").read_text().split()]
+    assert found, "the worker has no standby child"
+    return found
 
 
 # -- Any sequence ----------------------------------------------------------------------------------
