@@ -83,6 +83,23 @@ class Server:
             time.sleep(0.1)
         raise SystemExit("kb serve did not start in time")
 
+    def memory_mb(self) -> float:
+        """Proportional set size of the server's processes (the server, its warm worker and the
+        worker's standby): memory they share is counted once."""
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) != self.process.pid:  # the process group kb serve leads
+                    continue
+                rollup = (stat.parent / "smaps_rollup").read_text()
+            except (OSError, IndexError, ValueError):
+                continue  # a build child that has just exited
+            total += next(
+                int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")
+            )
+        return total / 1024
+
     def stop(self) -> None:
         os.killpg(self.process.pid, 15)
         try:
@@ -235,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(site.src, src)
             log(f"initial build of the {mode} copy: {initial_build(src):.1f} s")
         times = {(mode, kind): [] for mode in args.modes for kind in args.changes}
+        memory: dict[str, list[float]] = {mode: [] for mode in args.modes}
         servers = {}
         for offset, mode in enumerate(args.modes):
             port = args.port + offset
@@ -250,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                     change = make_change(kind, sources[mode], port, round_number, site)
                     seconds = asyncio.run(time_change(port, change))
                     times[mode, kind].append(seconds)
+                    memory[mode].append(servers[mode].memory_mb())
                     shown = ", ".join(f"{k} {v:.2f} s" for k, v in seconds.items())
                     log(f"{mode} {kind} {round_number}: {shown}")
         for server in servers.values():
@@ -263,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
         for (mode, kind), runs in times.items():
             cells = [spread([run[key] for run in runs]) for key in ("reload", "page", "search")]
             print(f"| {mode} | {kind} | " + " | ".join(cells) + " |")
+        print("\n| kb serve | memory (PSS) after the first change | after the last | most |")
+        print("| --- | --- | --- | --- |")
+        for mode, sizes in memory.items():
+            print(f"| {mode} | {sizes[0]:.0f} MB | {sizes[-1]:.0f} MB | {max(sizes):.0f} MB |")
         print("\nMedian (min–max) of each; ratios of save → page, paired by round:\n")
         for kind in args.changes:
             for other in args.modes:
