@@ -9,24 +9,10 @@ written in, then every output that reads the catalog.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sphinx.application import Sphinx
-
-from . import benchmark, config, feeds, markup, meta, notebooks, pages, search
-from .core import (
-    ablog,
-    buildlog,
-    catalog,
-    configvalues,
-    datasets,
-    drafts,
-    finding,
-    links,
-    output,
-    state,
-    validation,
-)
-from .incremental import collector, copies, doctrees, freshness, templatecache
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 __version__ = "0.1.0"
 
@@ -47,6 +33,27 @@ def _config_inited(app: Sphinx, sphinx_config) -> None:
 
 
 def setup(app: Sphinx) -> dict:
+    # The features are imported here, by a build, and not with the package: ``kb check``,
+    # ``kb new`` and the search index's background worker (``python -m kb.search.worker``)
+    # import only what they use, not Sphinx's application and every feature (0.5 s).
+    from . import benchmark, config, feeds, markup, meta, notebooks, pages
+    from .core import (
+        ablog,
+        buildlog,
+        catalog,
+        configvalues,
+        datasets,
+        drafts,
+        finding,
+        links,
+        output,
+        state,
+        validation,
+    )
+    from .incremental import collector, copies, doctrees, freshness, templatecache
+    from .search import index as search_index
+    from .search import stems as search_stems
+
     state.setup_state(app)  # first: every handler below reads and writes the build state
     app.connect("config-inited", _config_inited)
     config.setup_config(app)
@@ -98,8 +105,8 @@ def setup(app: Sphinx) -> dict:
     meta.setup_previews(app)
     meta.setup_sitemap(app)
     meta.setup_notfound(app)
-    search.setup_search(app)
-    search.setup_stems(app)
+    search_index.setup_search(app)
+    search_stems.setup_stems(app)
     app.add_css_file("kb.css")
     return {
         "version": __version__,

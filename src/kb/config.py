@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from string import Formatter
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
+
+if TYPE_CHECKING:  # the search index's background worker reads the settings without Sphinx's app
+    from sphinx.application import Sphinx
 
 from .checks.bounded import DEFAULT_LIMIT
 

@@ -4,9 +4,6 @@
 runs Pagefind over the records (:mod:`.pagefind`; :mod:`.worker` runs it after the build for
 ``kb serve``; :mod:`.bundle` publishes the bundle whole and checks it before reuse);
 :mod:`.stems` speeds up Sphinx's own index when ``kb_search = False``.
+
+Nothing is imported with the package: the background worker imports only what it runs.
 """
-
-from .index import setup_search
-from .stems import setup_stems
-
-__all__ = ["setup_search", "setup_stems"]
