@@ -315,6 +315,20 @@ TREE = st.recursive(
 @example(["$\\$"], False)
 # Two code spans with only white space between, which the heading drops.
 @example(["<h2><em><pre>0</pre><code>$``$</code></em></h2>"], False)
+# Display math in a table's cell (first, or after text): written on a line of its own, it ended
+# the list-table's list, and the nested table after it, indented for the cell, became code.
+@example(
+    [
+        "<table><tr><td>$$0$$<table><tr><td><br></td><td></td></tr></table></td><td></td></tr></table>"
+    ],
+    False,
+)
+@example(
+    [
+        "<table><tr><td>0$$0$$<table><tr><td><br></td><td></td></tr></table></td><td></td></tr></table>"
+    ],
+    False,
+)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_generated_html_trees_never_become_markup(parts, raw):
     conversion = to_myst("".join(parts), raw=raw)  # raises ConversionError, never else

@@ -142,6 +142,20 @@ class Held:
                 match.group("after"),
             )
             display = display and index not in self.inline
+            item = _LIST_MARKERS.match(before)
+            if display and item and ">" not in indent:
+                # In a list item (a table's cell): the block's lines sit at the item's
+                # content column, or they would end the list. First in the item, it opens
+                # on the marker's line.
+                marker, text = indent + item.group(0).rstrip() + " ", before[item.end() :]
+                pad = " " * len(marker)
+                lines = [pad + line for line in ["$$", *tex.split("\n"), "$$"]]
+                if text.strip():
+                    lines = [marker + text.rstrip(), "", *lines]
+                else:
+                    lines[0] = marker + "$$"
+                rest = f"\n\n{pad}{after.lstrip()}" if after.strip() else ""
+                return "\n".join(lines) + rest
             if display and not indent:  # a block of its own, as WordPress shows it
                 block = "\n".join(["$$", *tex.split("\n"), "$$"])
                 return f"{before.rstrip()}\n\n{block}\n\n{after.lstrip()}".strip("\n")
@@ -162,6 +176,10 @@ class Held:
     def _is_math(self, token: str) -> bool:
         found = self.token.fullmatch(token)  # always: the caller's pattern holds a token
         return found is not None and int(found.group(1)) in self.markdown
+
+
+#: What starts a list item's line: bullets and numbers, nested (``* - `` in a list-table).
+_LIST_MARKERS = re.compile(r"(?:(?:[*+-]|\d{1,9}[.)])(?:[ \t]+|$))+")
 
 
 def prepare(source: str, held: Held, autop: bool, gallery=None) -> str:
