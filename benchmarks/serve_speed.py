@@ -184,8 +184,12 @@ def make_change(kind: str, src: Path, port: int, round_number: int, site) -> Cha
         post = src / site.posts[len(site.posts) // 2].relative_to(site.src)
         word = corpus.edit_word(round_number)
         page = post.relative_to(src).with_suffix(".html").as_posix()
+
+        def edit() -> None:
+            corpus.edit_post(post, round_number)  # writes edit_word(round_number)
+
         return Change(
-            lambda: corpus.edit_post(post, round_number) and None,
+            edit,
             base + page,
             lambda status, text: word in text,
             bundle,

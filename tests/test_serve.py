@@ -135,3 +135,36 @@ def test_the_worker_learns_what_a_build_imports(site):
     assert import_what_builds_import(["colorsys", "sys", "no_such_module_at_all"]) is True
     assert "colorsys" in sys.modules
     assert import_what_builds_import(["colorsys", "sys"]) is False
+
+
+@pytest.mark.parametrize("flags", [[], ["--unprepared"], ["--cold"]])
+def test_kb_serves_options_reach_the_rebuilds(site, monkeypatch, flags):
+    import importlib
+    import socket
+
+    cli = importlib.import_module("kb.cli.main")  # the module (kb.cli exports the function)
+
+    seen = {}
+    monkeypatch.setattr(cli.serve, "serve", lambda site, port, **options: seen.update(options))
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cli.main(["serve", "--root", str(site), "--port", str(port), *flags])
+    assert seen == {
+        "drafts": False,
+        "cold": flags == ["--cold"],
+        "prepare": flags != ["--unprepared"],
+    }
+
+
+def test_unprepared_rebuilds_never_build_ahead(site):
+    post = site / "posts/post-27.md"
+    for prepare in (False, True):
+        rebuilds = Rebuilds(site, sphinx_arguments(site), "http://127.0.0.1:1/", prepare=prepare)
+        try:
+            assert rebuilds.build() == 0
+            post.write_text(post.read_text() + f"\nOne more line ({prepare}).\n")
+            assert rebuilds.build() == 0
+            assert rebuilds.worker.last_prepared is prepare
+        finally:
+            rebuilds.close()
