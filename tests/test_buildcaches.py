@@ -1,18 +1,104 @@
 """What one build keeps for the next: compiled templates; and the cycle collector, paused while
-the environment loads, everything frozen at the build's end and given back when the next build in
-the process starts."""
+the environment loads, everything frozen at the build's end of a process's first build and given
+back when the process builds again (and from then on nothing frozen)."""
 
 from __future__ import annotations
 
 import gc
+import shutil
+import subprocess
+import sys
 import weakref
 from pathlib import Path
 
+import jinja2
 from helpers import soup
 from sitebuild import build, copy_root
 
 from kb.incremental.templatecache import CACHE_FOLDER
 from kb.upstream.sphinx import doctrees_waiting_to_be_written
+
+#: A process's builds: the first one loads the environment an earlier process left (as
+#: ``sphinx-build`` does), the second builds again in the same process.
+_FIRST_BUILDS = """
+import gc, io, sys, weakref
+from pathlib import Path
+from sphinx.testing.util import SphinxTestApp
+
+class Cycle:  # garbage that only the cycle collector can free: it points to itself
+    def __init__(self):
+        self.itself = self
+
+def build(site, loaded=lambda: None, finished=lambda app, exception: None):
+    app = SphinxTestApp("html", srcdir=site, status=io.StringIO(), warning=io.StringIO())
+    loaded()  # the environment is loaded, the builder made
+    app.connect("build-finished", finished, priority=900)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+
+site = Path(sys.argv[1])
+if sys.argv[2:] == ["once"]:
+    build(site)
+    sys.exit()
+garbage = []
+frozen_when_loaded = []
+build(site, loaded=lambda: frozen_when_loaded.append(gc.get_freeze_count()),
+      finished=lambda app, exc: garbage.append(weakref.ref(Cycle())))
+gc.collect()
+print(frozen_when_loaded[0], garbage[0]() is not None, gc.get_freeze_count(), gc.isenabled())
+build(site)  # the process builds again: the first build's objects are given back
+print(garbage[0]() is None, gc.get_freeze_count())
+"""
+
+
+def test_a_first_build_freezes_what_it_keeps_and_a_second_gives_it_back(tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    # Each process's first build, as every build kb runs itself is: one leaves the environment.
+    for argument in ("once", "again"):
+        result = subprocess.run(
+            [sys.executable, "-c", _FIRST_BUILDS, str(site), argument],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stderr
+    first, second = (line.split() for line in result.stdout.splitlines()[-2:])
+    frozen_when_loaded, left_kept, frozen_after, enabled = first
+    # Moved out of the collector's way once the environment loaded: the configuration, the
+    # modules, the environment; and at the build's end what was left, so that a process that
+    # ends now does not free it object by object: the collector no longer sees the garbage.
+    assert int(frozen_when_loaded) > 10_000
+    assert left_kept == "True" and int(frozen_after) > int(frozen_when_loaded)
+    assert enabled == "True"
+    # The process built again: what the first build froze is given back, and freed.
+    freed, frozen_at_last = second
+    assert freed == "True" and int(frozen_at_last) == 0
+
+
+def test_a_process_that_builds_again_freezes_nothing_more(make_app, tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    for _ in range(2):  # whatever this process built before, it has now built again
+        build(make_app, site)
+    assert gc.get_freeze_count() == 0
+    garbage = []
+
+    def leave_garbage(app, exception):
+        garbage.append(weakref.ref(_Cycle()))
+
+    app = make_app("html", srcdir=site)  # loads the environment the first build left
+    app.connect("build-finished", leave_garbage, priority=900)
+    try:
+        assert len(app.env.all_docs) > 0
+        assert gc.isenabled()
+        app.build()
+    finally:
+        app.cleanup()
+    assert Path(app.outdir, "index.html").is_file()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    # Its garbage is the collector's, as in any program: no walk of the whole heap is owed.
+    gc.collect()
+    assert garbage[0]() is None
 
 
 class _Cycle:
@@ -20,39 +106,6 @@ class _Cycle:
 
     def __init__(self):
         self.itself = self
-
-
-def test_the_loaded_environment_is_frozen_and_everything_is_given_back(make_app, tmp_path):
-    site = copy_root("listings", tmp_path / "site")
-    build(make_app, site)  # leaves an environment for the next build to load
-
-    app = make_app("html", srcdir=site)  # loads that environment
-    try:
-        assert len(app.env.all_docs) > 0
-        assert gc.isenabled()
-        # Moved out of the collector's way: the configuration, the modules, the environment.
-        assert gc.get_freeze_count() > 10_000
-        garbage = []
-
-        def leave_garbage(app, exception):  # before kb's last handler freezes what is left
-            garbage.append(weakref.ref(_Cycle()))
-
-        app.connect("build-finished", leave_garbage, priority=900)
-        app.build()
-    finally:
-        app.cleanup()
-    assert gc.isenabled()
-    assert Path(app.outdir, "index.html").is_file()
-
-    # The build's end froze what was left: a process that ends now does not free it object by
-    # object, and the collector no longer sees the garbage.
-    (left,) = garbage
-    gc.collect()
-    assert left() is not None and gc.get_freeze_count() > 10_000
-
-    # The next build in the process gives it back and frees it.
-    build(make_app, site)
-    assert left() is None
 
 
 def test_a_process_that_had_the_collector_off_keeps_it_off(make_app, tmp_path):
@@ -93,6 +146,49 @@ def test_compiled_templates_are_kept_and_an_edited_template_is_compiled_again(ma
     _brand(site, "Second brand")
     app = build(make_app, site)
     assert app.warning.getvalue() == ""
+    assert _brand_on_home(app) == "Second brand"
+
+
+def _compiling(monkeypatch) -> list[str]:
+    """The names of the templates Jinja compiles from now on, in this process. (Sphinx renders
+    its static ``*_t`` files from strings, which Jinja never keeps: those have no name.)"""
+    compiled: list[str] = []
+    compile_template = jinja2.Environment.compile
+
+    def counting(environment, source, name=None, filename=None, *args, **kwargs):
+        if name is not None:
+            compiled.append(name)
+        return compile_template(environment, source, name, filename, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    return compiled
+
+
+def test_a_process_that_builds_again_compiles_each_template_once(make_app, tmp_path, monkeypatch):
+    first = copy_root("listings", tmp_path / "first")
+    (first / "conf.py").write_text(
+        (first / "conf.py").read_text() + '\ntemplates_path = ["_templates"]\n'
+    )
+    _brand(first, "First brand")
+    build(make_app, first)  # whatever this process compiled before, these are compiled now
+    second = tmp_path / "second"
+    shutil.copytree(first, second, ignore=shutil.ignore_patterns("_build"))
+    compiled = _compiling(monkeypatch)
+
+    # Another site with another doctree folder: the theme's and kb's templates are not compiled
+    # again, but each file of the new folder's cache is written, for the next process.
+    app = build(make_app, second)
+    assert compiled == ["sidebar/brand.html"]  # the one template at a path of its own
+    caches = {p.name for p in Path(app.doctreedir, CACHE_FOLDER).glob("*/__jinja2_*.cache")}
+    first_caches = {p.name for p in Path(first, "_build", "doctrees", CACHE_FOLDER).glob("*/*")}
+    assert len(caches) == len(first_caches) >= 10
+    assert len(caches - first_caches) == 1  # the brand's: Jinja's key holds the template's path
+
+    # An edited template is compiled again, and shows.
+    compiled.clear()
+    _brand(second, "Second brand")
+    app = build(make_app, second)
+    assert compiled == ["sidebar/brand.html"]
     assert _brand_on_home(app) == "Second brand"
 
 

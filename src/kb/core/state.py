@@ -68,6 +68,9 @@ class BuildState:
     locks: list[Path] = field(default_factory=list)
     # incremental.collector at config-inited (before the environment loads); read at builder-inited.
     collector_was_enabled: bool = True
+    # incremental.collector at config-inited (whether this build freezes what it keeps: the
+    # process's first build does); read at builder-inited and build-finished.
+    collector_freezes: bool = False
 
     # -- Sources left out of the build (config-inited, env-before-read-docs) ------------------
     # core.finding.leave_out (config-inited: finding, drafts, validation); finding._exclude and

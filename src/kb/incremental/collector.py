@@ -16,45 +16,67 @@ The build's end freezes everything that is left, too. A ``sphinx-build`` process
 after it, and Python's shutdown would otherwise walk and free every object of the build one by
 one: 1.2 to 1.6 s of a 4 s no-change rebuild at 1000 posts. Frozen cycles (the application,
 the environment, every doctree node) are left to the operating system, which takes the whole
-memory back at once; files are closed and flushed by their owners, never by a collection. A
-process that runs several builds (the tests) gives the earlier build's objects back when the
-next one starts, and frees what is garbage among them there.
+memory back at once; files are closed and flushed by their owners, never by a collection.
+
+Freezing pays only in a process that runs one build, which is every build kb runs itself:
+``sphinx-build``, ``make html`` and each build ``kb serve`` forks. A process that goes on to
+build again (the tests, a script that embeds Sphinx) must give the first build's frozen objects
+back, and that takes a collection that walks its whole heap: 0.1 s in a test process, before
+every build, while the tiny sites the tests build took 0.4 s each. So the second build in a
+process gives back what the first one froze, once, and from then on the process freezes
+nothing: its builds pause the collector while the environment loads, and leave their garbage
+to the collector as any program does.
 """
 
 from __future__ import annotations
 
 import gc
+from enum import Enum
 
 from sphinx.application import Sphinx
 
 from ..core import events
 from ..core.state import build_state
 
-#: Whether the last build in this process ended with its objects frozen.
-_left_frozen = False
+
+class _Process(Enum):
+    """What the builds of this process have done with the collector so far."""
+
+    NO_BUILD_YET = "no build yet"  # the next build freezes what it keeps
+    LEFT_FROZEN = "left frozen"  # a build froze its objects: the next one gives them back
+    BUILDS_AGAIN = "builds again"  # the process builds repeatedly: nothing is frozen any more
+
+
+_process = _Process.NO_BUILD_YET
 
 
 def _before_environment_loads(app: Sphinx, config) -> None:
-    global _left_frozen
-    if _left_frozen:  # an earlier build in this process: what it left may now be garbage
+    global _process
+    state = build_state(app)
+    state.collector_was_enabled = gc.isenabled()
+    if _process is _Process.LEFT_FROZEN:  # what the earlier build left may now be garbage
         gc.unfreeze()
         gc.collect()
-        _left_frozen = False
-    build_state(app).collector_was_enabled = gc.isenabled()
-    gc.freeze()
+        _process = _Process.BUILDS_AGAIN
+    state.collector_freezes = _process is _Process.NO_BUILD_YET
+    if state.collector_freezes:
+        gc.freeze()
     gc.disable()
 
 
 def _after_environment_loaded(app: Sphinx) -> None:
-    gc.freeze()
-    if build_state(app).collector_was_enabled:
+    state = build_state(app)
+    if state.collector_freezes:
+        gc.freeze()
+    if state.collector_was_enabled:
         gc.enable()
 
 
 def _build_finished(app: Sphinx, exception) -> None:
-    global _left_frozen
-    gc.freeze()
-    _left_frozen = True
+    global _process
+    if build_state(app).collector_freezes:
+        gc.freeze()
+        _process = _Process.LEFT_FROZEN
 
 
 def setup_collector(app: Sphinx) -> None:
