@@ -79,39 +79,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(getattr(pytest.mark, tier))
 
 
-#: Tiers whose tests run with coverage paused. A ``slow`` test builds one small site many times
-#: over and a ``browser`` test drives Chromium over pages built once: they run lines the other
-#: tiers already run, and under coverage's tracer (Python 3.11 has no cheaper one) each of their
-#: builds takes 2.4 times as long. So the figure ``make test`` enforces is a lower bound: it
-#: counts the lines the ``unit``, ``build`` and ``site`` tiers run (the real site's own build is
-#: not measured either: see ``built_site``). Module-scoped builds of these tiers stay traced;
-#: only the tests themselves, and the builds they start, are not. (``make test`` runs the
-#: browser tier without coverage at all; this covers a run of every tier at once.)
-UNTRACED_TIERS = {"slow", "browser"}
-
-
-@pytest.fixture(autouse=True)
-def _coverage_paused_in_repeating_tiers(request, monkeypatch):
-    import coverage
-
-    if not any(request.node.get_closest_marker(tier) for tier in UNTRACED_TIERS):
-        yield
-        return
-    # Subprocesses (sphinx-build, kb) measure themselves when this variable is set.
-    monkeypatch.delenv("COVERAGE_PROCESS_CONFIG", raising=False)
-    # A pytest-xdist worker has two: the one the variable started with the process, and
-    # pytest-cov's. Stopping one resumes the one under it, so every one is stopped.
-    paused = []
-    while (measuring := coverage.Coverage.current()) is not None:
-        measuring.stop()
-        paused.append(measuring)
-    try:
-        yield
-    finally:
-        for measuring in reversed(paused):
-            measuring.start()
-
-
 @pytest.fixture(scope="session")
 def rootdir() -> Path:
     return ROOTS
@@ -166,13 +133,9 @@ def built_site(tmp_path_factory) -> Path:
         if not verdict.exists():
             sphinx = [sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html"]
             folders = [str(REPO), str(out / "html"), "-d", str(out / "doctrees")]
-            # Not measured by coverage: the figure ``make test`` enforces must not depend on the
-            # sample posts (a fork that deletes them keeps it), and tracing this build would
-            # make it 2.4 times as slow.
-            untraced = {k: v for k, v in os.environ.items() if k != "COVERAGE_PROCESS_CONFIG"}
-            result = subprocess.run(
-                [*sphinx, *folders], capture_output=True, text=True, cwd=REPO, env=untraced
-            )
+            # A subprocess, so not measured by coverage: the figure ``make test`` enforces must
+            # not depend on the sample posts (a fork that deletes them keeps it).
+            result = subprocess.run([*sphinx, *folders], capture_output=True, text=True, cwd=REPO)
             record = {"returncode": result.returncode, "stderr": result.stderr}
             verdict.write_text(json.dumps(record), encoding="utf-8")
     record = json.loads(verdict.read_text(encoding="utf-8"))

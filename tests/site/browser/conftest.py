@@ -93,7 +93,10 @@ def offsite() -> OffsiteRequests:
 @pytest.fixture
 def context_factory(browser, offsite):
     """Make browser contexts (viewport, colour scheme, …) that never leave 127.0.0.1: the
-    browser blocks any other host (``CHROMIUM_ARGS``), and each request for one is recorded."""
+    browser blocks any other host (``CHROMIUM_ARGS``), and each request for one is recorded.
+
+    Recorded when it fails, as every such request does at the dead proxy: Playwright then hands
+    Python only the requests that failed, not every request of every page."""
     contexts = []
 
     def record(request):
@@ -103,7 +106,7 @@ def context_factory(browser, offsite):
 
     def make(**options):
         context = browser.new_context(**options)
-        context.on("request", record)
+        context.on("requestfailed", record)
         contexts.append(context)
         return context
 

@@ -296,7 +296,7 @@ def test_reader_screenshots(
             continue  # a fork without the group's math or Benchmarks post
         page.goto(site_url + url)
         page.locator(ready).first.wait_for()
-        page.wait_for_load_state("networkidle")
+        # goto waited for the load event (stylesheets, images); what may come later is a font.
         page.evaluate("document.fonts.ready.then(() => true)")
         path = screenshots_dir / f"{kind}-{device}-{scheme}.png"
         page.screenshot(path=path, full_page=True)

@@ -55,7 +55,8 @@ def test_screenshots(open_page, site_url, built_site, screenshots_dir, device, s
         page.goto(site_url + url)
         if ready:
             page.locator(ready).first.wait_for()
-        page.wait_for_load_state("networkidle")
+        # goto waited for the load event (stylesheets, images); what may come later is a font.
+        page.evaluate("document.fonts.ready.then(() => true)")
         path = screenshots_dir / f"{kind}-{device}-{scheme}.png"
         page.screenshot(path=path, full_page=True)
         with Image.open(path) as image:
