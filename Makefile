@@ -104,11 +104,12 @@ vnu:
 	  --no-fund vnu-jar@$(VNU_VERSION)
 
 # The packages are installed by uv (from PyPI, into the venv, as pip would): the site's and the
-# tests' dependencies install in 10 s instead of pip's 42 s, both from a warm cache.
-UV := $(BIN)/python -m uv pip install -q --python $(BIN)/python
+# tests' dependencies install in 10 s instead of pip's 42 s, both from a warm cache. (A .venv
+# made before uv was used gets it the first time.)
+UV := { $(BIN)/python -m uv --version >/dev/null 2>&1 || $(BIN)/python -m pip install -q uv; } \
+  && $(BIN)/python -m uv pip install -q --python $(BIN)/python
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q uv
 
 $(VENV)/.site-installed: pyproject.toml | $(VENV)/bin/python
 	$(UV) -e .
