@@ -18,6 +18,14 @@ from sitebuild import build, copy_root
 from kb.incremental.templatecache import CACHE_FOLDER
 from kb.upstream.sphinx import doctrees_waiting_to_be_written
 
+
+class _Cycle:
+    """Garbage that only the cycle collector can free: it points to itself."""
+
+    def __init__(self):
+        self.itself = self
+
+
 #: A process's builds: the first one loads the environment an earlier process left (as
 #: ``sphinx-build`` does), the second builds again in the same process.
 _FIRST_BUILDS = """
@@ -25,7 +33,7 @@ import gc, io, sys, weakref
 from pathlib import Path
 from sphinx.testing.util import SphinxTestApp
 
-class Cycle:  # garbage that only the cycle collector can free: it points to itself
+class Cycle:  # _Cycle, in this process: garbage only the cycle collector can free
     def __init__(self):
         self.itself = self
 
@@ -99,13 +107,6 @@ def test_a_process_that_builds_again_freezes_nothing_more(make_app, tmp_path):
     # Its garbage is the collector's, as in any program: no walk of the whole heap is owed.
     gc.collect()
     assert garbage[0]() is None
-
-
-class _Cycle:
-    """Garbage that only the cycle collector can free: it points to itself."""
-
-    def __init__(self):
-        self.itself = self
 
 
 def test_a_process_that_had_the_collector_off_keeps_it_off(make_app, tmp_path):

@@ -95,8 +95,8 @@ def context_factory(browser, offsite):
     """Make browser contexts (viewport, colour scheme, …) that never leave 127.0.0.1: the
     browser blocks any other host (``CHROMIUM_ARGS``), and each request for one is recorded.
 
-    Recorded when it fails, as every such request does at the dead proxy: Playwright then hands
-    Python only the requests that failed, not every request of every page."""
+    Recorded when it starts, not when it fails: a request for another loopback name (localhost,
+    [::1]) skips the proxy as 127.0.0.1 does, and may well succeed."""
     contexts = []
 
     def record(request):
@@ -106,7 +106,7 @@ def context_factory(browser, offsite):
 
     def make(**options):
         context = browser.new_context(**options)
-        context.on("requestfailed", record)
+        context.on("request", record)
         contexts.append(context)
         return context
 
