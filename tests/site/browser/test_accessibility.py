@@ -33,11 +33,6 @@ WALK_OPTIONS = {"resultTypes": ["violations"], "preload": False}
 START_AXE = "options => { window.kbAxe = axe.run(document, options); }"
 
 
-@pytest.fixture(scope="module")
-def axe() -> Axe:
-    return Axe()
-
-
 def violations(axe: Axe, page) -> list[str]:
     """Serious and critical violations as readable lines; prints the rest."""
     found = axe.run(page).response["violations"]

@@ -25,11 +25,6 @@ PAGES = {
 }
 
 
-@pytest.fixture(scope="module")
-def axe() -> Axe:
-    return Axe()
-
-
 def blocking_violations(axe: Axe, page) -> list[str]:
     found = axe.run(page).response["violations"]
     return [

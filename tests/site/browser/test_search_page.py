@@ -306,8 +306,9 @@ window.fetch = function (input, init) {
 """
 
 
-def test_top_results_are_fetched_before_the_rest(page, site_url, offsite):
+def test_top_results_are_fetched_before_the_rest(fresh_page, site_url, offsite):
     """The first three fragments go out first; the rest once the top result is shown."""
+    page = fresh_page
     page.add_init_script(FRAGMENT_RECORDER)
     page.goto(f"{site_url}search.html?q=GPU")
     wait_for_results(page)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 
@@ -39,3 +40,41 @@ def test_a_request_to_another_host_is_recorded_and_never_sent(page, site_url, of
     assert sorted(offsite) == others
     assert failures == dict.fromkeys(others, "net::ERR_PROXY_CONNECTION_FAILED")
     assert page.evaluate("fetch(location.href).then(response => response.status)") == 200
+
+
+def test_a_kept_tab_is_lent_as_a_new_one_would_be(browser, site_url):
+    """The harness again: what ``open_page`` lends a later test carries nothing of an earlier
+    one but the HTTP cache (``_KeptTab``): no stored data, no cookie, no listener, no console
+    error, requests to other hosts recorded for the new test only; and a change that would
+    outlive the test is refused."""
+    from conftest import OffsiteRequests, _KeptTab
+
+    tab = _KeptTab(browser, {"viewport": {"width": 800, "height": 600}})
+    try:
+        earlier, later = OffsiteRequests(), OffsiteRequests()
+        page = tab.lend(earlier)
+        heard = []
+        page.on("console", lambda msg: heard.append(msg.text))
+        page.goto(site_url)
+        page.evaluate(
+            "() => { localStorage.setItem('theme', 'dark'); document.cookie = 'seen=1';"
+            " console.error('from the earlier test'); new Image().src = 'http://example.com/x'; }"
+        )
+        page.wait_for_function("() => true")
+        assert page.console_errors and earlier == ["http://example.com/x"]
+        tab.give_back()
+
+        page = tab.lend(later)
+        assert page.url == "about:blank" and page.console_errors == []
+        page.goto(site_url)
+        assert page.evaluate("localStorage.getItem('theme')") is None
+        assert page.evaluate("document.cookie") == ""
+        assert page.evaluate("document.documentElement.dataset.theme") != "dark"
+        page.evaluate("console.log('to nobody')")
+        page.wait_for_function("() => true")
+        assert "from the earlier test" in heard and "to nobody" not in heard
+        assert later == [] and earlier == ["http://example.com/x"]
+        with pytest.raises(AssertionError, match="fresh_page"):
+            page.add_init_script("window.x = 1")
+    finally:
+        tab.context.close()
