@@ -26,3 +26,22 @@ def build(make_app, srcdir: Path, buildername: str = "html", **kwargs):
     finally:
         app.cleanup()
     return app
+
+
+class BuiltOnce:
+    """A copy of a test root built once (by ``build``), then given to each test as it was.
+
+    Restored at the same path each time, with the files' times, so the saved environment and
+    the build's records (which name the folder) hold for it as they would after the build:
+    what a test starts from is the built site, without building it again."""
+
+    def __init__(self, name: str, home: Path, build) -> None:
+        self.site = copy_root(name, home / "site").resolve()
+        build(self.site)
+        self.pristine = home / "pristine"
+        shutil.copytree(self.site, self.pristine, symlinks=True)
+
+    def restore(self) -> Path:
+        shutil.rmtree(self.site)
+        shutil.copytree(self.pristine, self.site, symlinks=True)
+        return self.site

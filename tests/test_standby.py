@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from sitebuild import copy_root
+from sitebuild import BuiltOnce, copy_root
 from test_output import site_files, wait_for_background_index
 
 from kb.cli.serve import WarmWorker, build_folders, sphinx_arguments
@@ -46,6 +46,7 @@ class Prepared:
     """An application prepared as the worker's standby prepares it, in this process."""
 
     def __init__(self, site: Path) -> None:
+        self.site = site
         self.build = PreparedBuild(sphinx_arguments(site) + ["-q"])
         args = self.build.args
         sources = source_stamps(args.sourcedir, args.outputdir, args.doctreedir)
@@ -67,10 +68,15 @@ class Prepared:
         self.build.close()
 
 
+@pytest.fixture(scope="module")
+def built_by_the_worker(tmp_path_factory) -> BuiltOnce:
+    return BuiltOnce("listings", tmp_path_factory.mktemp("standby"), _build_with_worker)
+
+
 @pytest.fixture
-def prepared(site):
-    _build_with_worker(site)
-    made = Prepared(site)
+def prepared(built_by_the_worker):
+    """An application prepared on the listings root as the worker built it (``.site``)."""
+    made = Prepared(built_by_the_worker.restore())
     yield made
     made.close()
 
@@ -88,14 +94,15 @@ def _edit(path: Path, old: str, new: str) -> None:
     _later(path)
 
 
-def test_an_edited_post_keeps_the_prepared_application(site, prepared):
+def test_an_edited_post_keeps_the_prepared_application(prepared):
+    site = prepared.site
     assert prepared.still_current()
     _edit(site / "posts/post-14.md", "# Post 14", "# Post 14, edited")
     assert prepared.still_current()
 
 
-def test_an_edit_saved_by_renaming_a_new_file_over_the_post_keeps_it(site, prepared):
-    post = site / "posts/post-14.md"
+def test_an_edit_saved_by_renaming_a_new_file_over_the_post_keeps_it(prepared):
+    post = prepared.site / "posts/post-14.md"
     new = post.with_name(".post-14.md.tmp")
     new.write_text(post.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
     os.replace(new, post)  # as many editors save: a new inode, the folder changed
@@ -114,7 +121,8 @@ def test_an_edit_saved_by_renaming_a_new_file_over_the_post_keeps_it(site, prepa
         "another build",
     ],
 )
-def test_any_other_change_discards_the_prepared_application(site, prepared, change):
+def test_any_other_change_discards_the_prepared_application(prepared, change):
+    site = prepared.site
     post = site / "posts/post-14.md"
     if change == "added post":
         (site / "posts/post-28.md").write_text(post.read_text(encoding="utf-8"))
@@ -210,10 +218,12 @@ def test_what_preparing_logs_is_shown_once_with_the_build_that_uses_it(site, tmp
 
 @pytest.mark.slow
 @pytest.mark.parametrize("stop", ["while it builds", "while it waits"])
-def test_a_standby_killed_leaves_what_the_next_build_repairs(site, tmp_path, monkeypatch, stop):
+def test_a_standby_killed_leaves_what_the_next_build_repairs(
+    built_by_the_worker, tmp_path, monkeypatch, stop
+):
     """Killed half-way through its pages (``KB_CRASH_AT``, as tests/hostile stops builds), or
     while it waits, the standby leaves output that the next build makes a clean build's."""
-    _build_with_worker(site)
+    site = built_by_the_worker.restore()
     if stop == "while it builds":
         monkeypatch.setenv(CRASH_VARIABLE, "page:3:KILL")  # every build the worker forks
     worker = WarmWorker(site)
@@ -299,9 +309,11 @@ def _apply(site: Path, kind: str, number: int, step: int) -> bool:
 @example(changes=[("title", 13), ("title", 26), ("delete", 4), ("body", 2), ("add", 1)])
 # A draft's text edited (no document: built afresh), a draft added, a rename, a setting.
 @example(changes=[("draft", 3), ("title", 3), ("add", 5), ("rename", 7), ("page size", 2)])
-def test_any_sequence_of_changes_leaves_a_clean_builds_files(tmp_path_factory, changes):
+def test_any_sequence_of_changes_leaves_a_clean_builds_files(
+    built_by_the_worker, tmp_path_factory, changes
+):
     scratch = tmp_path_factory.mktemp("sequence")
-    site = copy_root("listings", scratch / "site").resolve()
+    site = built_by_the_worker.restore()
     worker = WarmWorker(site)
     arguments = sphinx_arguments(site) + ["-q"]
     try:
