@@ -168,9 +168,10 @@ notfound_context = {
 
 # -- kb: our extension ----------------------------------------------------------------------
 
-# Eight entries per archive page: a listing stays a short scroll, and the busiest category
-# (Article, ten posts) already shows how paging works.
-kb_page_size = 8
+# Five entries per numbered archive page (an archive's own page shows its newest five to nine):
+# a listing stays a short scroll, and the busiest category (Article, eleven posts) already
+# has an older page, so it shows how paging works.
+kb_page_size = 5
 kb_home_posts = 10
 
 # Feeds (src/kb/feeds/): RSS 2.0, Atom and JSON Feed at feeds/{rss.xml,atom.xml,feed.json},

@@ -18,13 +18,13 @@ def entries(page):
 
 
 def listing_pages(outdir, base):
-    """Every page of one listing, following its numbered page links."""
-    first = soup(outdir / f"{base}.html")
-    pages = [first]
-    nav = first.select_one(".kb-pagination")
-    count = len(nav.select(".kb-page-numbers li")) if nav else 1
-    for number in range(2, count + 1):
-        pages.append(soup(outdir / f"{base}/page/{number}.html"))
+    """Every page of one listing, newest first: its own page, then each "Older posts" link."""
+    page = soup(outdir / f"{base}.html")
+    pages, folder = [page], (outdir / f"{base}.html").parent
+    while (older := page.select_one("nav.kb-pagination a[rel=next]")) is not None:
+        path = (folder / older["href"]).resolve()
+        page, folder = soup(path), path.parent
+        pages.append(page)
     return pages
 
 
@@ -45,10 +45,10 @@ def test_category_page_lists_its_posts_newest_first(built):
 
 
 def test_entry_shows_title_date_author_categories_excerpt_and_more_link(built):
-    page = listing_pages(built, "blog/category/article")[1]
+    page = listing_pages(built, "blog/category/article")[0]
     entry = next(e for e in page.select(".kb-entry") if "Post 11" in e.get_text())
     title = entry.select_one(".kb-entry-title a")
-    assert title["href"] == "../../../../posts/post-11.html"
+    assert title["href"] == "../../posts/post-11.html"
     assert entry.select_one("time")["datetime"] == "2024-02-21"
     assert [a.get_text() for a in entry.select(".kb-by a")] == ["Ada Lovelace", "Alan Turing"]
     assert [a.get_text() for a in entry.select(".kb-in a")] == ["Article"]
@@ -108,8 +108,10 @@ def test_pagination_lists_every_post_exactly_once(built, base, expected):
     pages = listing_pages(built, base)
     hrefs = [a["href"] for page in pages for a in page.select(".kb-entry-title a")]
     assert max(Counter(hrefs).values()) == 1
-    assert all(len(page.select(".kb-entry")) == 10 for page in pages[:-1])
-    assert 1 <= len(pages[-1].select(".kb-entry")) <= 10
+    # Numbered pages hold 10 posts each; the listing's own page the newest 10 to 19 (or all).
+    sizes = [len(page.select(".kb-entry")) for page in pages]
+    assert all(size == 10 for size in sizes[1:])
+    assert 10 <= sizes[0] <= 19 if len(pages) > 1 else 1 <= sizes[0] <= 19
     listed = {
         "posts/post-13" if h.startswith("https://elsewhere") else re.sub(r"^(\.\./)+", "", h)[:-5]
         for h in hrefs
@@ -120,20 +122,64 @@ def test_pagination_lists_every_post_exactly_once(built, base, expected):
         assert listed <= POSTS
 
 
-def test_pagination_links_and_stable_urls(built):
-    first, second, third = listing_pages(built, "blog")
-    assert first.select_one("article h1").get_text() == "All posts"
-    assert second.select_one("article h1").get_text() == "All posts (page 2 of 3)"
-    nav = second.select_one("nav.kb-pagination")
-    assert nav.select_one("a[rel=prev]")["href"] == "../../blog.html"
-    assert nav.select_one("a[rel=next]")["href"] == "../../blog/page/3.html"
-    assert nav.select_one("a[aria-current=page]").get_text() == "2"
-    assert [a.get_text() for a in nav.select(".kb-page-numbers a")] == ["1", "2", "3"]
-    assert first.select_one("nav.kb-pagination a[rel=prev]") is None
-    assert third.select_one("nav.kb-pagination a[rel=next]") is None
-    # Newest first across pages.
-    titles = [t for p in (first, second, third) for t in entries(p)]
-    assert titles == [f"Post {i:02d}" for i in range(27, 0, -1)]
+SMALL_PAGES = pytest.mark.sphinx(
+    "html", testroot="listings", srcdir="listings-4-a-page", confoverrides={"kb_page_size": 4}
+)
+
+
+@SMALL_PAGES
+def test_pages_are_numbered_from_the_oldest_and_the_newest_come_first(built):
+    """27 posts, 4 a page: numbered pages 1 (the oldest four) to 5, and the listing's own page
+    with the newest seven; a reader goes from the newest to the oldest by "Older posts"."""
+    pages = listing_pages(built, "blog")
+    titles = [t for p in pages for t in entries(p)]
+    assert titles == [f"Post {i:02d}" for i in range(27, 0, -1)]  # newest first throughout
+    assert [len(p.select(".kb-entry")) for p in pages] == [7, 4, 4, 4, 4, 4]
+    assert [p.select_one("article h1").get_text() for p in pages] == [
+        "All posts",
+        "All posts (page 5: 30 September 2024 to 19 January 2025)",
+        "All posts (page 4: 5 May 2024 to 24 August 2024)",
+        "All posts (page 3: 9 December 2023 to 29 March 2024)",
+        "All posts (page 2: 14 July 2023 to 2 November 2023)",
+        "All posts (page 1: 16 February 2023 to 7 June 2023)",
+    ]
+
+
+@SMALL_PAGES
+def test_pagination_links_lead_to_the_neighbours_and_both_ends(built):
+    def links(page: str) -> dict[str, str]:
+        nav = soup(built / f"{page}.html").select_one("nav.kb-pagination")
+        return {a["class"][0]: a["href"] for a in nav.select("a")}
+
+    assert links("blog") == {"kb-older": "blog/page/5.html", "kb-oldest": "blog/page/1.html"}
+    assert links("blog/page/5") == {
+        "kb-newer": "../../blog.html",
+        "kb-older": "../../blog/page/4.html",
+        "kb-oldest": "../../blog/page/1.html",
+    }
+    assert links("blog/page/3") == {
+        "kb-newest": "../../blog.html",
+        "kb-newer": "../../blog/page/4.html",
+        "kb-older": "../../blog/page/2.html",
+        "kb-oldest": "../../blog/page/1.html",
+    }
+    assert links("blog/page/1") == {
+        "kb-newest": "../../blog.html",
+        "kb-newer": "../../blog/page/2.html",
+    }
+    nav = soup(built / "blog/page/3.html").select_one("nav.kb-pagination")
+    assert nav.select_one("a[rel=prev]").get_text() == "← Newer posts"
+    assert nav.select_one("a[rel=next]").get_text() == "Older posts →"
+    # Nothing on a numbered page says how many pages there are: it stays as the listing grows.
+    assert " of " not in soup(built / "blog/page/4.html").h1.get_text()
+
+
+def test_a_listing_of_fewer_than_two_pages_of_posts_is_one_page(built):
+    # Benchmarks: 10 posts, 10 a page: one page, and no links between pages.
+    page = soup(built / "blog/category/benchmarks.html")
+    assert len(page.select(".kb-entry")) == 10
+    assert page.select_one("nav.kb-pagination") is None
+    assert not (built / "blog/category/benchmarks/page").exists()
 
 
 def test_catalog_pages_show_counts(built):
@@ -211,7 +257,7 @@ def test_sidebar_is_bounded(built):
     [
         "index",
         "blog",
-        "blog/page/2",
+        "blog/page/1",
         "blog/category/article",
         "blog/tag",
         "blog/archive",

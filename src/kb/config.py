@@ -20,7 +20,9 @@ class KbConfig:
 
     #: The categories a post may use; anything else is an error with the list in the message.
     categories: tuple[str, ...] = ("Article", "Benchmarks")
-    #: Entries per listing page (archives, catalog pages); page 1 keeps the archive's URL.
+    #: Entries per numbered listing page; the archive's own URL shows its newest posts, from
+    #: this many to twice as many less one. Numbered pages count from the oldest post, so a
+    #: numbered page keeps its posts as the archive grows (kb.pages.listings.paginate).
     page_size: int = 10
     #: Posts shown by the ``latest-posts`` directive when it gives no count.
     home_posts: int = 10

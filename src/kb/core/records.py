@@ -160,17 +160,32 @@ class PagePart:
 
 @dataclass(frozen=True)
 class ListingPage:
-    """One page of one listing."""
+    """One page of one listing (:func:`kb.pages.listings.paginate`): the listing's own page
+    (number 0, the newest posts), or a numbered page, counted from the oldest."""
 
     docname: str  # this page
-    base: str  # page 1 of the listing
+    base: str  # the listing's own page
     title: str
-    number: int
-    count: int  # pages in the listing
+    number: int  # 0 for the listing's own page; 1 for the oldest numbered page
+    last: int  # the newest numbered page (0: the listing has none)
     posts: tuple[Post, ...]
 
     def page_docname(self, number: int) -> str:
-        return self.base if number == 1 else f"{self.base}/page/{number}"
+        return self.base if number == 0 else f"{self.base}/page/{number}"
+
+    @property
+    def newer(self) -> int | None:
+        """The page of the next newer posts (0: the listing's own), or None."""
+        if self.number == 0:
+            return None
+        return self.number + 1 if self.number < self.last else 0
+
+    @property
+    def older(self) -> int | None:
+        """The page of the next older posts, or None."""
+        if self.number == 0:
+            return self.last or None
+        return self.number - 1 or None
 
 
 @dataclass(frozen=True)

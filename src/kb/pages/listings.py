@@ -1,11 +1,12 @@
 """Archive listings: all posts, each category, tag, author and year, paginated.
 
-Every page of every archive comes from the catalog: page 1 at the archive's own URL
-(``blog/category/article``, where ablog put it), the later pages at ``<archive>/page/<n>``,
-each written only when what it shows changed. Catalog pages (all categories, all tags, …)
-list their collections with counts; the archive (all years) lists every post under its
-year. Entries come from :mod:`kb.pages.entries`, so every
-listing shows the same layout; the home page's ``{latest-posts}`` list too.
+Every page of every archive comes from the catalog: the newest posts at the archive's own URL
+(``blog/category/article``, where ablog put it), the older ones on numbered pages counted from
+the oldest, ``<archive>/page/<n>`` (:func:`paginate`), each written only when what it shows
+changed. Catalog pages (all categories, all tags, …) list their collections with counts; the
+archive (all years) lists every post under its year. Entries come from
+:mod:`kb.pages.entries`, so every listing shows the same layout; the home page's
+``{latest-posts}`` list too.
 """
 
 from __future__ import annotations
@@ -30,25 +31,47 @@ from .entries import EXTERNAL_MARK, entries_html, format_date, post_href
 
 
 def paginate(base: str, title: str, posts: list[Post], size: int) -> list[ListingPage]:
-    """Split a listing into pages; page 1 keeps the listing's own URL."""
-    chunks = [posts[i : i + size] for i in range(0, len(posts), size)] or [[]]
-    pages = []
-    for number, chunk in enumerate(chunks, start=1):
-        docname = base if number == 1 else f"{base}/page/{number}"
-        shown = title if number == 1 else f"{title} (page {number} of {len(chunks)})"
-        pages.append(ListingPage(docname, base, shown, number, len(chunks), tuple(chunk)))
+    """Split a listing (``posts``, newest first) into pages numbered from the oldest.
+
+    Numbered page 1 holds the listing's ``size`` oldest posts, page 2 the next ``size``, and
+    so on; the listing's own page (``base``) holds the rest, the newest: from ``size`` to
+    ``2 * size - 1`` posts, or all of them in a listing of fewer than ``2 * size``. So a new
+    post changes the listing's own page only, and once in ``size`` posts adds a numbered page
+    (and changes the "newer" link of the one before it): a numbered page keeps its posts and
+    its address as the listing grows, and a build after a new post rewrites two or three
+    pages of each listing instead of every page.
+    """
+    numbered = max(len(posts) // size - 1, 0)
+    oldest_first = posts[::-1]
+    volumes = [oldest_first[i * size : (i + 1) * size][::-1] for i in range(numbered)]
+    newest = oldest_first[numbered * size :][::-1]
+    pages = [ListingPage(base, base, title, 0, numbered, tuple(newest))]
+    for number, volume in enumerate(volumes, start=1):
+        shown = f"{title} (page {number}: {_date_span(volume)})"
+        pages.append(
+            ListingPage(f"{base}/page/{number}", base, shown, number, numbered, tuple(volume))
+        )
     return pages
 
 
+def _date_span(posts: list[Post]) -> str:
+    """When a numbered page's posts were published, oldest to newest: "3 March 2025 to 9 June
+    2025" (one date if they share it)."""
+    oldest, newest = format_date(posts[-1].date), format_date(posts[0].date)
+    return oldest if oldest == newest else f"{oldest} to {newest}"
+
+
 def listing_signature(app: Sphinx, page: ListingPage, extra: str = "") -> str:
-    """What a listing page shows: its title, its place among its pages, its posts (and
-    ``extra``, a line under its heading)."""
+    """What a listing page shows: its title, its posts, the pages it links to (and
+    ``extra``, a line under its heading). Not how many pages the listing has: a numbered page
+    is the same page however many come after it."""
     return page_signature(
         app,
         extra,
         page.title,
         str(page.number),
-        str(page.count),
+        str(page.newer),
+        str(page.older),
         *(post.fingerprint() for post in page.posts),
     )
 
@@ -69,18 +92,23 @@ def all_listing_pages(catalog: Catalog, size: int) -> dict[str, ListingPage]:
 
 
 def pagination_html(app: Sphinx, page: ListingPage, prefix: str) -> str:
-    """The links between a listing's pages (the template ``kb/parts/pagination.html``);
-    nothing for a listing of one page."""
-    if page.count == 1:
+    """The links from a listing page to the next newer and older ones, and to the listing's
+    newest and oldest (the template ``kb/parts/pagination.html``); nothing for a listing of one
+    page. No list of every page: a numbered page must not change when pages are added."""
+    if page.last == 0:
         return ""
-    hrefs = {n: f"{prefix}{page.page_docname(n)}.html" for n in range(1, page.count + 1)}
+
+    def href(number: int | None) -> str | None:
+        return None if number is None else f"{prefix}{page.page_docname(number)}.html"
+
     return render_part(
         app,
         "pagination",
         page=page,
-        pages=list(hrefs.items()),
-        newer=hrefs.get(page.number - 1),
-        older=hrefs.get(page.number + 1),
+        newer=href(page.newer),
+        older=href(page.older),
+        newest=href(0) if page.number not in (0, page.last) else None,
+        oldest=href(1) if page.number not in (1, 2) and page.last > 1 else None,
     )
 
 
