@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import resolve_link, soup, warning_lines
+from helpers import filled_sidebar, resolve_link, soup, warning_lines
 from sitebuild import build, copy_root
 from test_incremental import build as build_site
 
@@ -154,7 +154,7 @@ def test_benchmarks_page_table_links_and_filters(built: Path) -> None:
 
 
 def test_sidebar_and_category_page_link_the_page(built: Path) -> None:
-    sidebar = soup(built / "posts" / "h200.html").select_one(".kb-sidebar")
+    sidebar = filled_sidebar(built / "posts" / "h200.html")
     link = sidebar.find("a", string="Every dataset")
     assert link["href"] == "../benchmarks.html"
     assert link.find_next_sibling().get_text() == "(3)"

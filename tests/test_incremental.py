@@ -16,7 +16,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
-from helpers import soup, write_post
+from helpers import filled_sidebar, soup, write_post
 from searchbundle import bundle_files, pages_with
 from sphinx.testing.util import SphinxTestApp
 
@@ -126,7 +126,9 @@ def assert_matches_clean(incremental: Path, clean: Path) -> None:
     assert feed_files(incremental) == feeds
     for feed in sorted(feeds):
         assert feed_content(incremental / feed) == feed_content(clean / feed), feed
-    # The search bundle, byte for byte: what the browser fetches.
+    # The sidebar's shared lists and the search bundle, byte for byte: what the browser fetches.
+    shared = "_kb/sidebar.json"
+    assert (incremental / shared).read_bytes() == (clean / shared).read_bytes()
     assert bundle_files(incremental / "pagefind") == bundle_files(clean / "pagefind")
 
 
@@ -164,26 +166,28 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
         "a page that shows nothing of the edit was rewritten"
     )
 
-    # 2. Retitle the newest post: the home page and every page's recent-posts sidebar change.
-    # Pages that show nothing else of it only get their sidebar replaced, not re-rendered.
+    # 2. Retitle the newest post: the home page and the sidebar's recent posts change. Those
+    # are in the file every page shares: pages that show nothing else of it are untouched.
     retitle(site / "posts" / "post-27.md", "Post 27, retitled")
     rendered: list[str] = []
     assert_matches_clean(build(site, builddir, rendered), clean_build(site, tmp_path / "clean-2"))
-    assert "Post 27, retitled" in soup(untouched).select_one(".kb-sidebar").get_text()
+    assert "Post 27, retitled" in filled_sidebar(untouched).select_one(".kb-sidebar").get_text()
     assert "posts/post-14" not in rendered and "posts/post-27" in rendered
+    assert untouched.stat().st_mtime_ns == before, "a page that shows nothing of it was rewritten"
 
     # 3. Add a post with a new tag: a new archive, new counts everywhere. Numbered listing
     # pages count from the oldest post, so they keep their posts: only each listing's own page
-    # shows the new one. A numbered page is not rendered again, its list stays as it was, and
-    # it comes out byte for byte as a clean build writes it (its sidebar replaced in place).
+    # shows the new one. A numbered page is not written again (the sidebar's lists and counts
+    # are in the file every page shares), and it is byte for byte what a clean build writes.
     kept = outdir / "blog" / "page" / "1.html"
-    listed_before = listing_region(kept)
+    listed_before, written_before = listing_region(kept), kept.stat().st_mtime_ns
     write_post(site, "posts/post-28.md", "Post 28", "2025-11-20", tags=["fp8"], author="alan")
     clean = clean_build(site, tmp_path / "clean-3")
     assert_matches_clean(build(site, builddir, rendered), clean)
     assert "blog/page/1" not in rendered
     assert b"Post 28" in listing_region(outdir / "blog.html")
     assert listing_region(kept) == listed_before
+    assert kept.stat().st_mtime_ns == written_before, "a numbered page was written again"
     assert kept.read_bytes() == (clean / "blog" / "page" / "1.html").read_bytes()
     assert (outdir / "blog" / "tag" / "fp8.html").is_file()
     home = soup(outdir / "index.html")
@@ -231,8 +235,9 @@ def test_without_reuse_every_page_is_written_and_matches_a_clean_build(
 
 
 def test_a_page_sphinx_writes_is_not_also_refreshed_in_place(site: Path, monkeypatch) -> None:
-    """The newest post retitled: every page's sidebar changes. Sphinx writes the post itself;
-    a refresh of its old page in the background could land after that write."""
+    """The newest post retitled and made the first of a series: every page's sidebar gains a
+    section (its outline, which every page holds, changes). Sphinx writes the post itself; a
+    refresh of its old page in the background could land after that write."""
     builddir = site / "_build"
     outdir = build(site, builddir)
     refreshed: list[str] = []
@@ -243,12 +248,20 @@ def test_a_page_sphinx_writes_is_not_also_refreshed_in_place(site: Path, monkeyp
         write(self, path, data)
 
     monkeypatch.setattr(BackgroundWrites, "write", spy)
-    retitle(site / "posts" / "post-27.md", "Post 27, retitled")
+    newest = site / "posts" / "post-27.md"
+    retitle(newest, "Post 27, retitled")
+    newest.write_text(
+        newest.read_text(encoding="utf-8").replace("author: ada\n", "author: ada\nseries: Solo\n"),
+        encoding="utf-8",
+    )
     rendered: list[str] = []
     build(site, builddir, rendered)
     assert "posts/post-27" in rendered
     assert "posts/post-27.html" not in refreshed
-    assert "posts/post-14.html" in refreshed  # the others get the new sidebar in place
+    assert "posts/post-14.html" in refreshed  # the others get the new outline in place
+    assert (
+        "All series" in soup(outdir / "posts" / "post-14.html").select_one(".kb-sidebar").get_text()
+    )
     assert (
         "Post 27, retitled" in soup(outdir / "posts" / "post-27.html").select_one("h1").get_text()
     )

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 import pytest
-from helpers import soup
+from helpers import filled_sidebar, soup
 
 pytestmark = pytest.mark.sphinx("html", testroot="listings")
 
@@ -235,8 +235,7 @@ def test_home_page_lists_latest_posts(built):
 
 
 def test_sidebar_is_bounded(built):
-    post = soup(built / "posts/post-01.html")
-    sidebar = post.select_one(".kb-sidebar")
+    sidebar = filled_sidebar(built / "posts/post-01.html")
     sections = {s.select_one("h2").get_text(): s for s in sidebar.select("section")}
     assert [a.get_text() for a in sections["Recent posts"].select("li a")] == [
         "Post 27",
@@ -250,6 +249,28 @@ def test_sidebar_is_bounded(built):
         "Benchmarks",
     ]
     assert sections["Recent posts"].select_one("li a")["href"] == "../posts/post-27.html"
+
+
+def test_every_page_holds_the_sidebars_outline_and_shares_its_lists(built):
+    """A page holds each section's heading and "All …" link, never the lists: those are in one
+    file for every page (kb.pages.sidebars), named from the page with the way back to the root."""
+    for page, root in (
+        ("index.html", ""),
+        ("posts/post-01.html", "../"),
+        ("blog/page/1.html", "../../"),
+    ):
+        holder = soup(built / page).select_one(".kb-sidebar-holder")
+        assert holder["data-kb-sidebar"] == f"{root}_kb/sidebar.json"
+        assert holder["data-kb-root"] == root
+        assert holder.select("li") == []
+        more = {a.get_text(): a["href"] for a in holder.select(".kb-sidebar-more")}
+        assert more == {
+            "All posts": f"{root}blog.html",
+            "All categories": f"{root}blog/category.html",
+            "All tags": f"{root}blog/tag.html",
+            "All years": f"{root}blog/archive.html",
+        }
+        assert "Post 27" not in holder.get_text()
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import filled_sidebar, soup, write_post
 from helpers import resolve_link as resolve
-from helpers import soup, write_post
 from lxml import etree
 from sitebuild import build, copy_root
 
@@ -229,7 +229,7 @@ def test_404_page_links_work_at_any_depth(make_app, tmp_path, prefix):
         assert (app.outdir / (path or "index.html")).is_file(), url
     body_links = [a["href"] for a in page.select("article a")]
     assert f"{prefix}index.html" in body_links
-    sidebar = [a["href"] for a in page.select(".kb-sidebar a")]
+    sidebar = [a["href"] for a in filled_sidebar(app.outdir / "404.html", app.outdir).select("a")]
     assert f"{prefix}posts/plain.html" in sidebar
 
 

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import resolve_link, soup, write_post
+from helpers import filled_sidebar, resolve_link, soup, write_post
 from sitebuild import build, copy_root
 
 #: A fork's templates: each marks what it wrote, with values from its context.
@@ -128,8 +128,15 @@ def test_the_forks_other_parts_replace_kbs(site: Path) -> None:
     assert "“GEMM part two: TMA & pipelines”." in post.select_one(".fork-cite").get_text()
     assert post.select_one(".kb-cite") is None
     assert post.select(".fork-related li a") and post.select_one(".kb-related") is None
+    # The fork's sidebar template makes both the outline each page holds and the shared lists.
     assert post.select_one(".fork-sidebar h3").get_text() == "Recent posts"
-    assert post.select_one(".kb-sidebar") is None
+    assert (
+        post.select(".fork-sidebar a") == []
+    )  # the outline: no items (this fork shows no "All …")
+    filled = filled_sidebar(site / "posts/gemm-2.html")
+    assert filled.select_one(".fork-sidebar h3").get_text() == "Recent posts"
+    assert "GEMM part two: TMA & pipelines" in filled.get_text()
+    assert post.select_one(".kb-sidebar") is None and filled.select_one(".kb-sidebar") is None
     assert post.select_one(".fork-subscribe a")["href"] == "../feeds.html"
     hrefs = []
     for name in ["blog.html", "blog/page/2.html"]:
@@ -263,8 +270,13 @@ def test_an_incremental_build_keeps_the_override(make_app, tmp_path: Path, chang
     assert sorted(incremental) == sorted(fresh)
     stale = [page for page in fresh if incremental[page] != fresh[page]]
     assert stale == [], f"pages that differ from a clean build: {stale}"
+    shared = "_kb/sidebar.json"
+    assert (Path(again.outdir) / shared).read_bytes() == (Path(clean.outdir) / shared).read_bytes()
     page = soup(Path(again.outdir) / "posts/gemm-1.html")
-    shown = [a.get_text() for a in page.select(".fork-sidebar a")]
+    shown = [
+        a.get_text()
+        for a in filled_sidebar(Path(again.outdir) / "posts/gemm-1.html").select(".fork-sidebar a")
+    ]
     if change == "add":
         titles = [a.get_text() for a in page.select(".fork-series a")]
         assert "GEMM part four" in titles and "GEMM part four" in shown

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import filled_sidebar, soup, write_post
 from helpers import resolve_link as resolve
-from helpers import soup, write_post
 from sitebuild import build, copy_root
 
 from kb.core.state import build_state
@@ -274,7 +274,7 @@ def test_each_series_has_feeds_linked_from_its_page(built):
 
 
 def test_sidebar_lists_the_series(built):
-    page = soup(built.outdir / "posts/standalone.html")
+    page = filled_sidebar(built.outdir / "posts/standalone.html")
     sections = {s.select_one("h2").get_text(): s for s in page.select(".kb-sidebar section")}
     links = {a.get_text(): a["href"] for a in sections["Series"].select("li a")}
     assert links["GEMM tutorial"] == "../blog/series/gemm-tutorial.html"

@@ -152,9 +152,13 @@ class BuildState:
     glossary_docs: set[str] = field(default_factory=set)
     # pages.backlinks: the posts that link each document; backlinks' part.
     backlinks: dict[str, list[Post]] = field(default_factory=dict)
-    # pages.sidebars: the blog sidebar (None before kb-catalog-built); its page context.
+    # pages.sidebars: the blog sidebar's lists, links from the root (None before
+    # kb-catalog-built, "" with no sidebar); written to its shared file.
     sidebar_html: str | None = None
-    # pages.sidebars: the sidebar relocated for each depth of page, made as pages ask.
+    # pages.sidebars: what every page holds of the sidebar (its headings and "All …" links),
+    # with kb's markers; its page context.
+    sidebar_outline: str = ""
+    # pages.sidebars: the outline relocated for each depth of page, made as pages ask.
     sidebar_by_prefix: dict[str, str] = field(default_factory=dict)
     # pages.navigation at html-page-context: the documents in the toctree (None until asked).
     navigation_in_tree: set[str] | None = None

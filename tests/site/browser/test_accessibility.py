@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from helpers import representative_pages
+from helpers import SIDEBAR_FILLED, representative_pages, sidebar_filled
 from playwright.sync_api import expect
 from sitefacts import ALL_POSTS, EXPECT, has_text, published
 
@@ -28,13 +28,20 @@ WIDTHS = {
 #: Only violations, and no CSSOM preload (it fetches every stylesheet again on every page;
 #: the one rule that needs it, css-orientation-lock, runs in the per-kind tests below).
 WALK_OPTIONS = {"resultTypes": ["violations"], "preload": False}
-#: Starts axe in the page and returns at once, so that the two widths' tabs (two renderer
-#: processes) check their page at the same time; ``window.kbAxe`` is then awaited.
-START_AXE = "options => { window.kbAxe = axe.run(document, options); }"
+#: Starts axe in the page (once the sidebar holds its lists) and returns at once, so that the
+#: two widths' tabs (two renderer processes) check their page at the same time;
+#: ``window.kbAxe`` is then awaited.
+START_AXE = (
+    "options => { window.kbAxe = ("
+    + SIDEBAR_FILLED
+    + ")().then(() => axe.run(document, options)); }"
+)
 
 
 def violations(axe: Axe, page) -> list[str]:
-    """Serious and critical violations as readable lines; prints the rest."""
+    """Serious and critical violations as readable lines, once the sidebar holds its lists;
+    prints the rest."""
+    sidebar_filled(page)
     found = axe.run(page).response["violations"]
     blocking, other = [], []
     for rule in found:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from io import BytesIO
 
-from helpers import representative_pages
+import pytest
+from helpers import filled_sidebar, representative_pages
 from PIL import Image
 from pybtex.database import parse_string
 
@@ -51,3 +52,46 @@ def test_cite_block_copies_its_bibtex(context_factory, built_site, site_url, off
     title = page.locator("article h1").first.text_content().removesuffix("¶")
     assert entry.fields["title"].strip("{}") == title
     assert offsite == []
+
+
+# -- The sidebar's lists, from the file every page shares (kb.pages.sidebars) ---------------------
+
+
+def _sidebar_links(page) -> list[tuple[str, str]]:
+    pairs = page.locator(".kb-sidebar-holder a").evaluate_all(
+        "links => links.map(a => [a.textContent, a.getAttribute('href')])"
+    )
+    return [(text, href) for text, href in pairs]
+
+
+@pytest.mark.parametrize("kind", ["home", "post", "category", "404"])
+def test_the_sidebar_is_filled_as_the_build_would_have_written_it(
+    page, built_site, site_url, offsite, kind
+):
+    """kb-sidebar.js puts the shared lists in the holder with each link relative to the page:
+    the same links, in the same order, as ``helpers.filled_sidebar`` (which the other tests
+    read) makes of the page and the file, and each leads to a page of the site."""
+    path = "404.html" if kind == "404" else representative_pages(built_site)[kind]
+    page.goto(site_url + ("posts/no-such-post.html" if kind == "404" else path))
+    page.locator(".kb-sidebar-holder[data-kb-filled='']").wait_for()
+    expected = filled_sidebar(built_site / path, built_site)
+    wanted = [(a.get_text(), a["href"]) for a in expected.select("a")]
+    assert _sidebar_links(page) == wanted
+    assert len(wanted) > 4  # the lists, not only the outline's "All …" links
+    for _, href in wanted:
+        assert page.evaluate("href => fetch(href).then(r => r.status)", href) == 200, href
+    assert offsite == []
+    # The missed address itself answers 404, as it should; nothing else fails.
+    assert [e for e in page.console_errors if "no-such-post.html" not in e] == []
+
+
+def test_without_scripts_the_sidebar_keeps_its_outline(context_factory, built_site, site_url):
+    page = context_factory(viewport=DESKTOP, java_script_enabled=False).new_page()
+    post = representative_pages(built_site)["post"]
+    page.goto(site_url + post)
+    holder = page.locator(".kb-sidebar-holder")
+    assert holder.get_attribute("data-kb-filled") is None
+    shown = dict(_sidebar_links(page))
+    assert "All posts" in shown and "All categories" in shown
+    holder.get_by_role("link", name="All posts").click()
+    assert page.locator("article h1").first.inner_text().startswith("All posts")

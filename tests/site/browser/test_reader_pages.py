@@ -11,6 +11,7 @@ from urllib.parse import urljoin
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from helpers import sidebar_filled
 from playwright.sync_api import expect
 from sitefacts import EXPECT, categories_in_use, has_text, require_posts
 
@@ -26,6 +27,7 @@ PAGES = {
 
 
 def blocking_violations(axe: Axe, page) -> list[str]:
+    sidebar_filled(page)
     found = axe.run(page).response["violations"]
     return [
         f"{rule['impact']}: {rule['id']} at {[' '.join(n['target']) for n in rule['nodes']][:5]}"

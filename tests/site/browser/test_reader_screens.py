@@ -12,6 +12,7 @@ import re
 
 import pytest
 from bs4 import BeautifulSoup
+from helpers import sidebar_filled
 from playwright.sync_api import expect
 from sitefacts import ALL_POSTS, EXPECT, has_text, published
 
@@ -296,8 +297,10 @@ def test_reader_screenshots(
             continue  # a fork without the group's math or Benchmarks post
         page.goto(site_url + url)
         page.locator(ready).first.wait_for()
-        # goto waited for the load event (stylesheets, images); what may come later is a font.
+        # goto waited for the load event (stylesheets, images); what may come later is a font,
+        # and the sidebar's lists.
         page.evaluate("document.fonts.ready.then(() => true)")
+        sidebar_filled(page)
         path = screenshots_dir / f"{kind}-{device}-{scheme}.png"
         page.screenshot(path=path, full_page=True)
         # Nothing wider than the screen: a phone never scrolls the page sideways.

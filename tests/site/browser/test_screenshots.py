@@ -10,7 +10,7 @@ and a light one light.
 from __future__ import annotations
 
 import pytest
-from helpers import representative_pages
+from helpers import representative_pages, sidebar_filled
 from PIL import Image, ImageStat
 from sitefacts import EXPECT, has_text, missing
 
@@ -55,8 +55,10 @@ def test_screenshots(open_page, site_url, built_site, screenshots_dir, device, s
         page.goto(site_url + url)
         if ready:
             page.locator(ready).first.wait_for()
-        # goto waited for the load event (stylesheets, images); what may come later is a font.
+        # goto waited for the load event (stylesheets, images); what may come later is a font,
+        # and the sidebar's lists.
         page.evaluate("document.fonts.ready.then(() => true)")
+        sidebar_filled(page)
         path = screenshots_dir / f"{kind}-{device}-{scheme}.png"
         page.screenshot(path=path, full_page=True)
         with Image.open(path) as image:
