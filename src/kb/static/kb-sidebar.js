@@ -19,7 +19,9 @@
 
   function fill(holder) {
     var root = holder.getAttribute("data-kb-root") || "";
-    fetch(holder.getAttribute("data-kb-sidebar"))
+    // Asked of the server each time (a 304 when unchanged): after a new post the lists are
+    // the new ones, even where the browser would otherwise keep a copy for a while.
+    fetch(holder.getAttribute("data-kb-sidebar"), { cache: "no-cache" })
       .then(function (response) {
         if (!response.ok) {
           throw new Error("HTTP " + response.status);
