@@ -95,3 +95,47 @@ def test_without_scripts_the_sidebar_keeps_its_outline(context_factory, built_si
     assert "All posts" in shown and "All categories" in shown
     holder.get_by_role("link", name="All posts").click()
     assert page.locator("article h1").first.inner_text().startswith("All posts")
+
+
+def test_the_lists_are_those_of_the_last_build_whatever_the_browser_kept(
+    page, built_site, tmp_path
+):
+    """After a build that changed the lists (a new post), the next page a reader opens shows
+    the new ones, although the browser's heuristic cache would keep the file it fetched a
+    moment ago for hours (it was last changed a day earlier): the script asks the server."""
+    import functools
+    import os
+    import shutil
+    import threading
+    import time
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site, ignore=shutil.ignore_patterns("pagefind", "_images"))
+    shared = site / "_kb" / "sidebar.json"
+    day_ago = time.time() - 86400
+    os.utime(shared, (day_ago, day_ago))
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        page.goto(base + "index.html")
+        page.locator(".kb-sidebar-holder[data-kb-filled='']").wait_for()
+        before = page.locator(".kb-sidebar-holder li a").first.inner_text()
+        shared.write_text(
+            shared.read_text(encoding="utf-8").replace(before, "A post of the next build", 1),
+            encoding="utf-8",
+        )
+        os.utime(shared, (day_ago + 1, day_ago + 1))
+        page.goto(base + representative_pages(built_site)["post"])
+        page.locator(".kb-sidebar-holder[data-kb-filled='']").wait_for()
+        assert page.locator(".kb-sidebar-holder li a").first.inner_text() == (
+            "A post of the next build"
+        )
+    finally:
+        server.shutdown()
