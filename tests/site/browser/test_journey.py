@@ -36,8 +36,8 @@ def body_luminance(page) -> float:
     )
 
 
-def open_category_page_2(page, site_url) -> None:
-    """Home → the sidebar's first category → its second page (its older posts)."""
+def open_category_older_page(page, site_url) -> None:
+    """Home → the sidebar's first category → its older posts (the page after its own)."""
     page.goto(site_url)
     expect(page.locator("article h1").first).to_contain_text("GPU Kernel Notes")
     page.locator(".kb-sidebar a[href*='/category/']").first.click()
@@ -45,7 +45,7 @@ def open_category_page_2(page, site_url) -> None:
     expect(page.locator("article h1").first).to_have_text(re.compile(r"^Category: "))
     assert page.locator(".kb-entry").count() >= 1
     if not page.locator(".kb-pagination").count():
-        pytest.skip("the first category's posts fit on one page: there is no page 2 to visit")
+        pytest.skip("the first category's posts fit on one page: there is no older page to visit")
     page.locator(".kb-pagination").get_by_role("link", name="Older posts →").click()
     # Numbered from the oldest: the page after the newest posts has the highest number.
     expect(page).to_have_url(re.compile(r"/blog/category/[\w-]+/page/\d+\.html$"))
@@ -54,8 +54,8 @@ def open_category_page_2(page, site_url) -> None:
     expect(page.locator(".kb-pagination a[rel=prev]")).to_have_text("← Newer posts")
 
 
-def test_home_category_page_two_post_search_result(page, site_url, offsite):
-    open_category_page_2(page, site_url)
+def test_home_category_older_page_post_search_result(page, site_url, offsite):
+    open_category_older_page(page, site_url)
     entry = page.locator(".kb-entry").last
     title = entry.locator(".kb-entry-title a").inner_text()
     entry.get_by_role("link", name="Go to article…").click()
@@ -78,8 +78,8 @@ def test_home_category_page_two_post_search_result(page, site_url, offsite):
 
 
 def test_next_in_series(page, site_url, offsite):
-    """From a post listed on a category's page 2 to the next part of its series."""
-    open_category_page_2(page, site_url)
+    """From a post listed on a category's older page to the next part of its series."""
+    open_category_older_page(page, site_url)
     hrefs = [
         link.get_attribute("href")
         for link in page.locator(".kb-entry-title a").all()
@@ -90,7 +90,7 @@ def test_next_in_series(page, site_url, offsite):
         if page.locator(SERIES_NEXT).count():
             break
     else:
-        pytest.skip("no post on page 2 has a series box with a next part (kb.series not built)")
+        pytest.skip("no post on the older page has a series box with a next part (no kb.series)")
     here = page.url
     target = page.locator(SERIES_NEXT).first.evaluate("link => link.href")
     page.locator(SERIES_NEXT).first.click()
