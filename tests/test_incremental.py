@@ -128,7 +128,9 @@ def assert_matches_clean(incremental: Path, clean: Path) -> None:
         assert feed_content(incremental / feed) == feed_content(clean / feed), feed
     # The sidebar's shared lists and the search bundle, byte for byte: what the browser fetches.
     shared = "_kb/sidebar.json"
-    assert (incremental / shared).read_bytes() == (clean / shared).read_bytes()
+    assert (incremental / shared).is_file() == (clean / shared).is_file()
+    if (clean / shared).is_file():
+        assert (incremental / shared).read_bytes() == (clean / shared).read_bytes()
     assert bundle_files(incremental / "pagefind") == bundle_files(clean / "pagefind")
 
 
@@ -204,6 +206,20 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     assert not (outdir / "blog" / "tag" / "tma.html").exists()
     assert not (outdir / "posts" / "post-29.html").exists()
     assert not (outdir / "posts" / "post-05.html").exists()
+
+
+def test_a_site_left_without_posts_loses_the_shared_sidebar(site: Path, tmp_path: Path) -> None:
+    """Every post deleted: nothing is left to list, so the shared lists' file goes and no page
+    keeps the sidebar's outline or its script, as a clean build of the same sources."""
+    outdir = build(site, site / "_build")
+    assert (outdir / "_kb" / "sidebar.json").is_file()
+    for post in (site / "posts").glob("*.md"):
+        post.unlink()
+    assert_matches_clean(build(site, site / "_build"), clean_build(site, tmp_path / "clean"))
+    assert not (outdir / "_kb" / "sidebar.json").exists()
+    page = soup(outdir / "index.html")
+    assert page.select(".kb-sidebar-holder, .kb-sidebar") == []
+    assert not page.select("script[src*='kb-sidebar.js']")
 
 
 def test_without_reuse_every_page_is_written_and_matches_a_clean_build(
