@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -236,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         " reading the page, while kb serve prepares the next build (2)",
     )
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
     if "delete" in args.changes and "add" not in args.changes:
         parser.error("a delete removes the post the round added: add 'add' before it")
@@ -298,6 +300,13 @@ def main(argv: list[str] | None = None) -> int:
                 pairs = zip(times["warm", kind], times[other, kind], strict=True)
                 median = statistics.median(w["page"] / o["page"] for w, o in pairs)
                 print(f"- {kind}: warm/{other} {median:.2f}")
+        if args.json:
+            figures = {
+                "posts": args.posts,
+                "times": {f"{mode} {kind}": runs for (mode, kind), runs in times.items()},
+                "memory_mb": memory,
+            }
+            Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
     finally:
         if args.keep:
             log(f"kept {root}")
