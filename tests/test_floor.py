@@ -87,3 +87,41 @@ def test_the_clean_builds_are_compared_with_stock():
     row = next(line for line in table.splitlines() if line.startswith("| clean |"))
     assert row == "| clean | 6.00 s | 10.00 s | 4.00 s | 0.60× | 1.50× |"
     assert table.splitlines()[-1] == "Clean build against stock's: ours 0.60×, bare 0.40×."
+
+
+def test_the_loop_report_judges_each_target_on_ratios_paired_by_round():
+    import loop_speed
+
+    # Round by round, ours is 1.2× the floor in both rounds; a ratio of medians would say
+    # 2.2 / 1.5 = 1.47×.
+    floor = {
+        "wall": {
+            "edit": {"ours": [1.2, 3.6], "bare": [1.0, 3.0]},
+            "add": {"ours": [1.2, 1.3], "bare": [1.0, 1.0]},
+            "clean": {"ours": [30.0], "furo": [25.0], "stock": [40.0]},
+        }
+    }
+    serve = {
+        "times": {
+            "warm edit": [{"page": 0.2, "search": 0.9}, {"page": 0.4, "search": 1.5}],
+            "warm add": [{"page": 0.5, "search": 0.8}],
+        }
+    }
+    large = {
+        "posts": 10000,
+        "times": {"warm edit": [{"page": 0.9, "search": 2.0}]},
+        "memory_mb": {"warm": [1000.0, 1200.0, 1040.0]},
+    }
+    targets = loop_speed.floor_targets(floor) + loop_speed.serve_targets(serve, 1000)
+    targets += loop_speed.large_targets(large)
+    verdicts = {t.name: (t.measured, t.met) for t in targets}
+    edit, add, clean, stock = (verdicts[t.name] for t in targets[:4])
+    assert edit == ("1.20×", False) and add == ("1.25×", True)
+    assert clean == ("1.20×", False) and stock == ("0.75×", True)
+    assert verdicts["`kb serve` at 1000 posts, edit: save → page served"] == ("0.30 s", True)
+    assert verdicts["`kb serve` at 1000 posts, edit: save → search finds it"] == ("1.20 s", False)
+    assert verdicts["`kb serve` at 1000 posts, add: save → page served"] == ("0.50 s", True)
+    assert not any("delete" in name for name in verdicts)  # not measured: not claimed
+    memory = [verdicts[t.name] for t in targets if "memory" in t.name]
+    assert memory == [("1200 MB", True), ("1000 → 1040 MB (+4.0%)", True)]
+    assert "| **no** |" in loop_speed.table(targets)
