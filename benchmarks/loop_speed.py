@@ -111,6 +111,7 @@ def large_targets(figures: dict) -> list[Target]:
     page = statistics.median(run["page"] for run in runs)
     sizes = figures["memory_mb"]["warm"]
     growth = sizes[-1] / sizes[0] - 1
+    flat = round(growth, 3) <= FLAT_GROWTH  # as shown: a tenth of a percent
     return [
         Target(f"`kb serve` at {posts} posts, edit: save → page served", "≤ 1.0 s",
                f"{page:.2f} s", within(page, 1.0)),
@@ -118,7 +119,7 @@ def large_targets(figures: dict) -> list[Target]:
                f"≤ {MEMORY_BOUND_MB} MB", f"{max(sizes):.0f} MB", max(sizes) <= MEMORY_BOUND_MB),
         Target(f"`kb serve` memory, last of {len(sizes)} edits against the first",
                f"flat (≤ +{FLAT_GROWTH:.0%})",
-               f"{sizes[0]:.0f} → {sizes[-1]:.0f} MB ({growth:+.1%})", round(growth, 3) <= FLAT_GROWTH),
+               f"{sizes[0]:.0f} → {sizes[-1]:.0f} MB ({growth:+.1%})", flat),
     ]  # fmt: skip
 
 
