@@ -21,6 +21,13 @@ unprepared, cold, warm, ...) so that a change in the machine's load hits all of 
 each ratio is paired by round.
 
     python benchmarks/serve_speed.py --posts 1000 --edits 5
+
+``--before DIR`` adds a server of an earlier version, warm, taking its turn with the others:
+a checkout with its own virtual environment (``DIR/.venv``, as ``make`` sets it up there), for
+a before-and-after pair measured in one run.
+
+    git worktree add /tmp/kb-before <commit> && make -C /tmp/kb-before .venv/.site-installed
+    python benchmarks/serve_speed.py --posts 1000 --modes warm --before /tmp/kb-before
 """
 
 from __future__ import annotations
@@ -50,22 +57,22 @@ from bundlesearch import pages_with  # noqa: E402
 MODES = ("warm", "unprepared", "cold")
 
 
-def initial_build(src: Path) -> float:
+def initial_build(src: Path, python: str) -> float:
     """The build kb serve would start with, done once for both modes (not timed against)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
     from kb.cli.serve import sphinx_arguments
 
     start = time.perf_counter()
-    command = [sys.executable, "-m", "sphinx", "-q", *sphinx_arguments(src)]
+    command = [python, "-m", "sphinx", "-q", *sphinx_arguments(src)]
     subprocess.run(command, check=True, env=build_env(), stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
 class Server:
-    def __init__(self, src: Path, port: int, mode: str, log_path: Path) -> None:
+    def __init__(self, src: Path, port: int, mode: str, log_path: Path, python: str) -> None:
         self.src, self.port, self.mode = src, port, mode
         self.log_path = log_path
-        command = [sys.executable, "-m", "kb.cli", "serve", "--root", str(src), "--port", str(port)]
+        command = [python, "-m", "kb.cli", "serve", "--root", str(src), "--port", str(port)]
         if mode in ("cold", "unprepared"):
             command.append(f"--{mode}")
         with log_path.open("w") as log:
@@ -236,11 +243,23 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds between one change's indexed search and the next change: the author"
         " reading the page, while kb serve prepares the next build (2)",
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of an earlier version, with its .venv: served warm as mode 'before'",
+    )
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
     if "delete" in args.changes and "add" not in args.changes:
         parser.error("a delete removes the post the round added: add 'add' before it")
+    pythons = dict.fromkeys(args.modes, sys.executable)
+    if args.before is not None:
+        before_python = args.before / ".venv/bin/python"
+        if not before_python.is_file():
+            parser.error(f"{before_python} is missing: run make .venv/.site-installed there")
+        args.modes.append("before")
+        pythons["before"] = str(before_python)
 
     root = Path(tempfile.mkdtemp(prefix="kb-serve-bench-"))
     started = time.perf_counter()
@@ -256,13 +275,14 @@ def main(argv: list[str] | None = None) -> int:
         sources = {mode: root / f"site-{mode}" for mode in args.modes}
         for mode, src in sources.items():
             shutil.copytree(site.src, src)
-            log(f"initial build of the {mode} copy: {initial_build(src):.1f} s")
+            log(f"initial build of the {mode} copy: {initial_build(src, pythons[mode]):.1f} s")
         times = {(mode, kind): [] for mode in args.modes for kind in args.changes}
         memory: dict[str, list[float]] = {mode: [] for mode in args.modes}
         servers = {}
         for offset, mode in enumerate(args.modes):
             port = args.port + offset
-            servers[mode] = Server(sources[mode], port, mode, root / f"serve-{mode}.log")
+            log_path = root / f"serve-{mode}.log"
+            servers[mode] = Server(sources[mode], port, mode, log_path, pythons[mode])
             servers[mode].wait_ready()
             log(f"kb serve ({mode}) ready on port {port}")
         for round_number in range(1, args.edits + 1):
@@ -292,14 +312,15 @@ def main(argv: list[str] | None = None) -> int:
         print("| --- | --- | --- | --- |")
         for mode, sizes in memory.items():
             print(f"| {mode} | {sizes[0]:.0f} MB | {sizes[-1]:.0f} MB | {max(sizes):.0f} MB |")
-        print("\nMedian (min–max) of each; ratios of save → page, paired by round:\n")
+        print("\nMedian (min–max) of each; ratios paired by round:\n")
         for kind in args.changes:
             for other in args.modes:
                 if other == "warm" or "warm" not in args.modes:
                     continue
-                pairs = zip(times["warm", kind], times[other, kind], strict=True)
-                median = statistics.median(w["page"] / o["page"] for w, o in pairs)
-                print(f"- {kind}: warm/{other} {median:.2f}")
+                for key in ("page", "search") if other == "before" else ("page",):
+                    pairs = zip(times["warm", kind], times[other, kind], strict=True)
+                    median = statistics.median(w[key] / o[key] for w, o in pairs)
+                    print(f"- {kind}, save → {key}: warm/{other} {median:.2f}")
         if args.json:
             figures = {
                 "posts": args.posts,
