@@ -167,9 +167,12 @@ def make_site(name: str, root: Path, n: int, authors, categories, seed: int) -> 
 # -- Building ---------------------------------------------------------------------------------
 
 
-def build_env() -> dict[str, str]:
+def build_env(repo: Path | None = None) -> dict[str, str]:
+    """The builds' environment: ``kb`` imported from ``repo``'s ``src/`` (this checkout's, or
+    ``REPO`` as a pairing script set it), ahead of any installed copy."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    src = str((repo or REPO) / "src")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
     env["TZ"] = "UTC"
     env.setdefault("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01: reproducible stamps
     return env

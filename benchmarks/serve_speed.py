@@ -22,11 +22,14 @@ each ratio is paired by round.
 
     python benchmarks/serve_speed.py --posts 1000 --edits 5
 
-``--before DIR`` adds a server of an earlier version, warm, taking its turn with the others:
-a checkout with its own virtual environment (``DIR/.venv``, as ``make`` sets it up there), for
-a before-and-after pair measured in one run.
+``--before DIR`` adds a server of another checkout's ``kb``, warm (mode ``before``), taking its
+turn with the others: a before-and-after pair measured in one run. As with
+``paired_speed.py``, a checkout is a plain copy of the tree, and each server imports ``kb``
+from its checkout's ``src/`` (``build_speed.build_env``), ahead of the one installed in this
+environment; ``--after`` (this checkout by default) is the ``kb`` the other modes run. The
+site itself (``conf.py``, templates) is this checkout's, for both.
 
-    git worktree add /tmp/kb-before <commit> && make -C /tmp/kb-before .venv/.site-installed
+    git archive <commit> | tar -x -C /tmp/kb-before
     python benchmarks/serve_speed.py --posts 1000 --modes warm --before /tmp/kb-before
 """
 
@@ -51,33 +54,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
-from build_speed import build_env, make_site, site_settings, spread  # noqa: E402
+from build_speed import REPO, build_env, make_site, site_settings, spread  # noqa: E402
 from bundlesearch import pages_with  # noqa: E402
 
 MODES = ("warm", "unprepared", "cold")
 
 
-def initial_build(src: Path, python: str) -> float:
+def initial_build(src: Path, checkout: Path) -> float:
     """The build kb serve would start with, done once for both modes (not timed against)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
     from kb.cli.serve import sphinx_arguments
 
     start = time.perf_counter()
-    command = [python, "-m", "sphinx", "-q", *sphinx_arguments(src)]
-    subprocess.run(command, check=True, env=build_env(), stdout=subprocess.DEVNULL)
+    command = [sys.executable, "-m", "sphinx", "-q", *sphinx_arguments(src)]
+    subprocess.run(command, check=True, env=build_env(checkout), stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
 class Server:
-    def __init__(self, src: Path, port: int, mode: str, log_path: Path, python: str) -> None:
+    def __init__(self, src: Path, port: int, mode: str, log_path: Path, checkout: Path) -> None:
         self.src, self.port, self.mode = src, port, mode
         self.log_path = log_path
-        command = [python, "-m", "kb.cli", "serve", "--root", str(src), "--port", str(port)]
+        command = [sys.executable, "-m", "kb.cli", "serve", "--root", str(src), "--port", str(port)]
         if mode in ("cold", "unprepared"):
             command.append(f"--{mode}")
         with log_path.open("w") as log:
             self.process = subprocess.Popen(
-                command, env=build_env(), stdout=log, stderr=subprocess.STDOUT,
+                command, env=build_env(checkout), stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip
 
@@ -223,6 +226,15 @@ def make_change(kind: str, src: Path, port: int, round_number: int, site) -> Cha
     return Change(post.unlink, base + page, lambda status, text: status == 404, bundle, word, "")
 
 
+def checkouts_by_mode(modes: list[str], after: Path, before: Path | None) -> dict[str, Path]:
+    """The checkout whose ``kb`` each server runs: ``after`` for the modes asked for, and
+    ``before``, when given, for a warm server of its own (mode ``before``)."""
+    checkouts = {mode: after.resolve() for mode in modes}
+    if before is not None:
+        checkouts["before"] = before.resolve()
+    return checkouts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--posts", "-n", type=int, default=1000)
@@ -244,22 +256,21 @@ def main(argv: list[str] | None = None) -> int:
         " reading the page, while kb serve prepares the next build (2)",
     )
     parser.add_argument(
-        "--before",
-        type=Path,
-        help="a checkout of an earlier version, with its .venv: served warm as mode 'before'",
+        "--before", type=Path, help="another checkout, whose kb is served warm as mode 'before'"
+    )
+    parser.add_argument(
+        "--after", type=Path, default=REPO, help="the checkout whose kb the modes run (this one)"
     )
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
     if "delete" in args.changes and "add" not in args.changes:
         parser.error("a delete removes the post the round added: add 'add' before it")
-    pythons = dict.fromkeys(args.modes, sys.executable)
-    if args.before is not None:
-        before_python = args.before / ".venv/bin/python"
-        if not before_python.is_file():
-            parser.error(f"{before_python} is missing: run make .venv/.site-installed there")
-        args.modes.append("before")
-        pythons["before"] = str(before_python)
+    for checkout in filter(None, (args.before, args.after)):
+        if not (checkout / "src/kb/__init__.py").is_file():
+            parser.error(f"{checkout} holds no kb (src/kb): give a checkout of this project")
+    checkouts = checkouts_by_mode(args.modes, args.after, args.before)
+    args.modes = list(checkouts)
 
     root = Path(tempfile.mkdtemp(prefix="kb-serve-bench-"))
     started = time.perf_counter()
@@ -275,14 +286,14 @@ def main(argv: list[str] | None = None) -> int:
         sources = {mode: root / f"site-{mode}" for mode in args.modes}
         for mode, src in sources.items():
             shutil.copytree(site.src, src)
-            log(f"initial build of the {mode} copy: {initial_build(src, pythons[mode]):.1f} s")
+            log(f"initial build of the {mode} copy: {initial_build(src, checkouts[mode]):.1f} s")
         times = {(mode, kind): [] for mode in args.modes for kind in args.changes}
         memory: dict[str, list[float]] = {mode: [] for mode in args.modes}
         servers = {}
         for offset, mode in enumerate(args.modes):
             port = args.port + offset
             log_path = root / f"serve-{mode}.log"
-            servers[mode] = Server(sources[mode], port, mode, log_path, pythons[mode])
+            servers[mode] = Server(sources[mode], port, mode, log_path, checkouts[mode])
             servers[mode].wait_ready()
             log(f"kb serve ({mode}) ready on port {port}")
         for round_number in range(1, args.edits + 1):

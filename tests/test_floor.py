@@ -125,3 +125,27 @@ def test_the_loop_report_judges_each_target_on_ratios_paired_by_round():
     memory = [verdicts[t.name] for t in targets if "memory" in t.name]
     assert memory == [("1200 MB", True), ("1000 → 1040 MB (+4.0%)", True)]
     assert "| **no** |" in loop_speed.table(targets)
+
+
+def test_a_paired_server_imports_kb_from_its_own_checkout(tmp_path):
+    """``serve_speed.py --before``: each server's builds import the ``kb`` of the checkout its
+    mode names, never the one installed here (an earlier version of the option ran this
+    checkout's ``kb`` on both sides, and paired it with itself)."""
+    import subprocess
+
+    import serve_speed
+
+    before = tmp_path / "before"
+    (before / "src/kb").mkdir(parents=True)
+    (before / "src/kb/__init__.py").write_text("")
+    checkouts = serve_speed.checkouts_by_mode(["warm", "cold"], REPO, before)
+    assert checkouts == {"warm": REPO.resolve(), "cold": REPO.resolve(), "before": before}
+    for checkout in checkouts.values():
+        imported = subprocess.run(
+            [sys.executable, "-c", "import kb; print(kb.__file__)"],
+            env=build_speed.build_env(checkout),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        assert Path(imported).is_relative_to(checkout / "src")

@@ -18,6 +18,7 @@ carries on from the step before, as a real ``_build`` does.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from forkbuild import ENV, files, sphinx
 
 ROOT = Path(__file__).parent.parent / "roots" / "test-listings"
@@ -163,5 +165,27 @@ def test_the_deferred_indexer_stopped_then_one_more_build(sharded: Site):
         fcntl.flock(folder, fcntl.LOCK_EX)
     finally:
         os.close(folder)
+    assert not (sharded.out / "doctrees" / "kb-search-shards" / "state").exists()
+    sharded.assert_clean_after_a_build(sharded.other())
+
+
+@pytest.mark.parametrize("crash", ["tell:1", "tell:1:RAISE"])
+def test_a_deferred_build_stopped_after_its_indexer_started(sharded: Site, crash):
+    """``kb serve``'s indexer starts once the documents are written, beside the rest of the
+    build; the build is killed (or fails) before it tells the indexer it succeeded. The
+    indexer leaves the search page naming a bundle that is all there; the next build heals."""
+    set_version(sharded.src, sharded.other())
+    status = sphinx(sharded.src, sharded.out, [*SHARDED, "-D", "kb_search_defer=1"], crash=crash)
+    assert status != 0
+    folder = os.open(sharded.out / "html", os.O_RDONLY)
+    try:  # the indexer holds the folder's lock until it has given up
+        fcntl.flock(folder, fcntl.LOCK_EX)
+    finally:
+        os.close(folder)
+    html = sharded.out / "html"
+    page = BeautifulSoup((html / "search.html").read_text(encoding="utf-8"), "html.parser")
+    entry = json.loads(page.select_one("head #kb-search-entry").get_text())
+    (language,) = entry["languages"].values()
+    assert (html / "pagefind" / f"pagefind.{language['hash']}.pf_meta").is_file()
     assert not (sharded.out / "doctrees" / "kb-search-shards" / "state").exists()
     sharded.assert_clean_after_a_build(sharded.other())

@@ -94,6 +94,9 @@ SEARCH_RECORD = 950
 START_INDEXING = 100
 
 # -- build-finished ------------------------------------------------------------------------------
+#: search: the background indexer (kb serve) told whether the build succeeded, once every
+#: handler that writes has written (its word lets it fill the search page in).
+TELL_BACKGROUND_INDEXER = 990
 #: core.output: the folders released, after every handler that writes.
 RELEASE_FOLDERS = 999
 #: incremental.collector: last of all; what is left is frozen for the process's end.

@@ -181,6 +181,9 @@ class BuildState:
     search_sources: dict[str, str] = field(default_factory=dict)
     # search.index at env-updated: Pagefind running beside the writes; waited for at the end.
     search_run: SearchRun | None = None
+    # search.index at html-collect-pages (kb_search_defer): the pipe on which build-finished
+    # tells the background indexer whether the build succeeded.
+    search_go: int | None = None
     # markup.headings at builder-inited: MyST's warning filter, removed at build-finished.
     quiet_headings: logging.Filter | None = None
     # meta.sitemap at html-page-context (reset at builder-inited): every page written.

@@ -25,6 +25,7 @@ What this module does:
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -34,6 +35,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..core import events
+from ..core.fileio import crash_point
 from ..core.output import held_descriptors
 from ..core.state import build_state
 from ..core.urls import output_path, root_prefix
@@ -41,6 +43,7 @@ from . import marking, records
 from .marking import enabled
 from .pagefind import BUNDLE_DIR, IndexRun, fill_search_page
 from .records import prune_records, search_sources
+from .worker import BUILD_SUCCEEDED
 
 logger = logging.getLogger(__name__)
 
@@ -63,9 +66,14 @@ def _start_indexing(app: Sphinx):
     pages (archives, feeds' pages, the search page itself) and copies static files: Pagefind
     runs alongside that work, and :func:`_build_finished` waits for it.
     """
-    if not enabled(app) or (build_state(app).config.search_defer and _has_bundle(app)):
+    if not enabled(app):
         return []
     state = build_state(app)
+    if state.config.search_defer and _has_bundle(app):
+        # kb serve: Pagefind starts now, beside the rest of the build, in a process that
+        # outlives it and fills the search page in only once the build has succeeded.
+        state.search_go = index_in_background(app, search_sources(app), wait_for_build=True)
+        return []
     state.search_sources = search_sources(app)
     logger.info("kb search: indexing %d pages with Pagefind", len(state.search_sources))
     state.search_run = _index_run(app, state.search_sources)
@@ -92,12 +100,14 @@ def _build_finished(app: Sphinx, exception) -> None:
         return
     state = build_state(app)
     run, state.search_run = state.search_run, None
+    if state.search_go is not None:
+        return  # indexing in the background since html-collect-pages: _tell_background_index
     if exception is not None:
         if run is not None:
             run.cancel()
         return
     if run is None:
-        # Deferred (kb serve), or a build that wrote no HTML at all.
+        # Deferred (kb serve) with no pages collected, or a build that wrote no HTML at all.
         sources = search_sources(app)
         if build_state(app).config.search_defer and _has_bundle(app):
             index_in_background(app, sources)
@@ -130,12 +140,20 @@ def _build_finished(app: Sphinx, exception) -> None:
 BACKGROUND_LOG = "kb-search-background.log"
 
 
-def index_in_background(app: Sphinx, sources: dict[str, str]) -> None:
+def index_in_background(
+    app: Sphinx, sources: dict[str, str], wait_for_build: bool = False
+) -> int | None:
     """Index in a detached process, so a preview shows the edited page without waiting.
 
     Only with ``kb_search_defer`` (``kb serve`` sets it) and once a first bundle exists: the
     search page keeps working from the previous bundle until the new one is in place, a few
     seconds later. ``make html``, CI and Read the Docs index before the build returns.
+
+    With ``wait_for_build``, started while the build still runs (once every searchable page
+    is written): Pagefind runs beside the rest of the build, and the indexer puts the new
+    bundle into the search page only when the build tells it, at its end, that it succeeded
+    (:func:`_tell_background_index`, on the descriptor returned). A build that fails or is
+    killed closes the pipe without a word, and the search page keeps its bundle.
     """
     outdir, workdir = Path(app.outdir), Path(app.doctreedir)
     listing = workdir / "kb-search-pages.json"
@@ -148,17 +166,50 @@ def index_in_background(app: Sphinx, sources: dict[str, str]) -> None:
     arguments = [str(outdir), str(workdir), str(listing), str(search_page), prefix]
     arguments.append("keep-url" if _keep_index_url(app) else "folder-url")
     arguments.append(str(build_state(app).config.search_shard_size))
-    with open(workdir / BACKGROUND_LOG, "w", encoding="utf-8") as log:
-        subprocess.Popen(
-            [sys.executable, "-m", "kb.search.worker", *arguments],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # outlives sphinx-build and sphinx-autobuild's rebuild
-            # The build's locks on its folders go with the worker, with no moment between the
-            # two when another build could start: the next build waits for the new bundle.
-            pass_fds=held_descriptors(app),
-        )
+    # Not inherited by anything else the build starts (os.pipe's descriptors are not), so
+    # that the end of the pipe means the end of the build.
+    told, tell = os.pipe() if wait_for_build else (None, None)
+    if told is not None:
+        arguments.append(str(told))
+    try:
+        with open(workdir / BACKGROUND_LOG, "w", encoding="utf-8") as log:
+            subprocess.Popen(
+                [sys.executable, "-m", "kb.search.worker", *arguments],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # outlives sphinx-build and sphinx-autobuild's rebuild
+                # The build's locks on its folders go with the worker, with no moment between
+                # the two when another build could start: the next build waits for the new
+                # bundle.
+                pass_fds=[*held_descriptors(app), *([told] if told is not None else [])],
+            )
+    except BaseException:
+        if tell is not None:
+            os.close(tell)
+        raise
+    finally:
+        if told is not None:
+            os.close(told)
     logger.info("kb search: indexing %d pages in the background", len(sources))
+    return tell
+
+
+def _tell_background_index(app: Sphinx, exception) -> None:
+    """Once every handler has written: whether the build succeeded, to an indexer started at
+    html-collect-pages. Sphinx emits build-finished again, with the error, when a handler of
+    it fails: a build that failed after its word was given is still one the next repairs."""
+    state = build_state(app)
+    tell, state.search_go = state.search_go, None
+    if tell is None:
+        return
+    try:
+        crash_point("tell")
+        if exception is None:
+            os.write(tell, BUILD_SUCCEEDED)
+    except BrokenPipeError:
+        pass  # the indexer was stopped: the bundle it left is one the next build repairs
+    finally:
+        os.close(tell)
 
 
 def setup_search(app: Sphinx) -> None:
@@ -170,3 +221,4 @@ def setup_search(app: Sphinx) -> None:
     app.connect("html-collect-pages", _start_indexing, priority=events.START_INDEXING)
     app.connect("html-collect-pages", marking.html_collect_pages)
     app.connect("build-finished", _build_finished)
+    app.connect("build-finished", _tell_background_index, priority=events.TELL_BACKGROUND_INDEXER)

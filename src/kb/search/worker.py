@@ -1,18 +1,42 @@
 """``python -m kb.search.worker``: the Pagefind run that ``kb_search_defer`` moves out of the
 build (see :func:`kb.search.index_in_background`). Indexes the listed records, then fills the
-search page's head with the new bundle's entry."""
+search page's head with the new bundle's entry.
+
+Started while the build still runs, it is handed the reading end of a pipe: Pagefind runs at
+once, beside the rest of the build, and the search page is filled in only once the build has
+written that it succeeded. The end of the pipe with nothing on it (the build failed, or was
+killed) leaves the search page as it was, naming the bundle it named, whose files are still
+there: the new files wait beside them, unrecorded, and the next build's indexer redoes the
+work and removes them.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 from kb.search.pagefind import BUNDLE_DIR, IndexRun, fill_search_page
 
+#: What the build writes to the pipe once it has succeeded; anything else (the end of the
+#: pipe, when the build failed or was killed) leaves the search page naming its bundle.
+BUILD_SUCCEEDED = b"ok"
+
+
+def build_succeeded(told: int) -> bool:
+    """Wait for the build's word on the pipe; the end of the pipe without it means failure."""
+    heard = b""
+    try:
+        while chunk := os.read(told, len(BUILD_SUCCEEDED)):
+            heard += chunk
+    finally:
+        os.close(told)
+    return heard == BUILD_SUCCEEDED
+
 
 def main(argv: list[str]) -> int:
-    outdir, workdir, listing, search_page, prefix, url_mode, shard_size = argv
+    outdir, workdir, listing, search_page, prefix, url_mode, shard_size, *told = argv
     outdir_path = Path(outdir)
     # The build that started us handed over its locks on both folders (inherited
     # descriptors): the next build waits until this bundle is in place and we exit.
@@ -21,6 +45,8 @@ def main(argv: list[str]) -> int:
     sources = {str(relpath): str(source) for relpath, source in listed.items()}
     run = IndexRun(outdir_path, sources, Path(workdir), url_mode == "keep-url", int(shard_size))
     run.wait()
+    if told and not build_succeeded(int(told[0])):
+        return 1
     fill_search_page(Path(search_page), outdir_path / BUNDLE_DIR, prefix)
     run.finish()  # the old bundle's files go once the search page names the new ones
     return 0
