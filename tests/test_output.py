@@ -86,6 +86,25 @@ def test_today_comes_from_source_date_epoch_when_it_is_set(monkeypatch, tmp_path
     assert file_day(post) is None  # not a real day: the checks report it
 
 
+def test_a_second_scan_for_drafts_reads_only_the_posts_saved_since(monkeypatch, tmp_path):
+    posts = [write_post(tmp_path, f"posts/p{n}.md", f"P{n}", "2025-01-02") for n in range(3)]
+    assert drafts.draft_sources(str(tmp_path), "posts/*.md") == []
+    read = []
+    monkeypatch.setattr(
+        drafts, "file_day", lambda path, *rest: read.append(path) or file_day(path, *rest)
+    )
+    # The same length, another version: the new day is read. (The file system stamps a save
+    # with its clock's last tick, a few milliseconds wide, as Sphinx, too, compares it: a save
+    # later than the first read is given a later time here rather than waited for.)
+    posts[1].write_text(posts[1].read_text().replace("2025-01-02", "2999-01-02"))
+    later = posts[1].stat().st_mtime_ns + 10**9
+    os.utime(posts[1], ns=(later, later))
+    assert drafts.draft_sources(str(tmp_path), "posts/*.md") == ["posts/p1.md"]
+    assert read == [str(posts[1])]
+    posts[1].unlink()
+    assert drafts.draft_sources(str(tmp_path), "posts/*.md") == []
+
+
 # -- Builds take turns ---------------------------------------------------------------------------
 
 

