@@ -21,6 +21,7 @@ from sitebuild import BuiltOnce, copy_root
 from test_output import site_files, wait_for_background_index
 
 from kb.cli.serve import WarmWorker, build_folders, sphinx_arguments
+from kb.core.ablog import matched_posts
 from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state
@@ -109,35 +110,65 @@ def test_an_edit_saved_by_renaming_a_new_file_over_the_post_keeps_it(prepared):
     assert prepared.still_current()
 
 
+@pytest.mark.parametrize("change", ["added post", "deleted post", "renamed post"])
+def test_a_post_added_or_removed_keeps_it_with_the_posts_matched_again(prepared, change):
+    site = prepared.site
+    post = site / "posts/post-14.md"
+    if change == "added post":
+        (site / "posts/post-28.md").write_text(post.read_text(encoding="utf-8"))
+        came, went = {"posts/post-28"}, set()
+    elif change == "deleted post":
+        post.unlink()
+        came, went = set(), {"posts/post-14"}
+    else:
+        post.rename(site / "posts/post-14-renamed.md")
+        came, went = {"posts/post-14-renamed"}, {"posts/post-14"}
+    before = set(matched_posts(prepared.app.config))
+    assert prepared.still_current()
+    assert set(matched_posts(prepared.app.config)) == (before | came) - went
+
+
 @pytest.mark.parametrize(
     "change",
     [
-        "added post",
-        "deleted post",
-        "renamed post",
+        "added draft",
+        "deleted draft",
+        "added post and its image",
+        "added page",
+        "added post named in another normal form",
         "configuration",
         "image",
         "post made a draft",
         "another build",
     ],
 )
-def test_any_other_change_discards_the_prepared_application(prepared, change):
+def test_any_other_change_discards_the_prepared_application(prepared, change, request):
     site = prepared.site
     post = site / "posts/post-14.md"
-    if change == "added post":
-        (site / "posts/post-28.md").write_text(post.read_text(encoding="utf-8"))
-    elif change == "deleted post":
+    text = post.read_text(encoding="utf-8")
+    date_line = next(line for line in text.splitlines() if line.startswith("date:"))
+    if change == "added draft":
+        (site / "posts/post-28.md").write_text(text.replace(date_line, "date: 2999-01-01"))
+    elif change == "deleted draft":
+        _edit(post, date_line, "date: 2999-01-01")
+        prepared.close()
+        prepared = Prepared(site)  # made with the draft
+        request.addfinalizer(prepared.close)
+        assert prepared.still_current()
         post.unlink()
-    elif change == "renamed post":
-        post.rename(site / "posts/post-14-renamed.md")
+    elif change == "added post and its image":
+        (site / "posts/post-28.md").write_text(text)
+        (site / "posts/post-28.png").write_bytes(b"\x89PNG not really")
+    elif change == "added page":
+        (site / "about.md").write_text("# About\n", encoding="utf-8")
+    elif change == "added post named in another normal form":
+        (site / "posts/cre\u0300me.md").write_text(text)  # NFD: Sphinx looks for the NFC name
     elif change == "configuration":
         _edit(site / "conf.py", "kb_page_size = 10", "kb_page_size = 5")
     elif change == "image":
         (site / "posts/chart.png").write_bytes(b"\x89PNG not really")
     elif change == "post made a draft":
         # A document's text, but a step read it before the environment loaded: the drafts.
-        text = post.read_text(encoding="utf-8")
-        date_line = next(line for line in text.splitlines() if line.startswith("date:"))
         _edit(post, date_line, "date: 2999-01-01")
     elif change == "another build":
         # make html in another terminal while kb serve waits, after an edit that alone would
@@ -204,11 +235,9 @@ def test_what_preparing_logs_is_shown_once_with_the_build_that_uses_it(site, tmp
         assert worker.last_prepared
         second = capfd.readouterr().err
         assert worker.wait_prepared()
-        (site / "posts/post-29.md").write_text(
-            (site / "posts/post-14.md").read_text(encoding="utf-8"), encoding="utf-8"
-        )
+        (site / "posts/chart-2.png").write_bytes((site / "posts/chart.png").read_bytes())
         assert worker.build(arguments) == 0
-        assert not worker.last_prepared  # a new file: built afresh
+        assert not worker.last_prepared  # a new file, not a post: built afresh
         third = capfd.readouterr().err
     finally:
         worker.close()
@@ -265,8 +294,9 @@ CHANGES = st.tuples(
 
 
 def _apply(site: Path, kind: str, number: int, step: int) -> bool:
-    """Make the change; whether the prepared application may build it (only the text of a
-    document, which a draft is not: it is left out unread)."""
+    """Make the change; whether the prepared application may build it: the text of a
+    document (which a draft is not: it is left out unread), or a post added, deleted or
+    renamed (but a draft: the drafts change)."""
     posts = sorted((site / "posts").glob("*.md"))
     post = posts[number % len(posts)]
     text = post.read_text(encoding="utf-8")
@@ -292,7 +322,9 @@ def _apply(site: Path, kind: str, number: int, step: int) -> bool:
         conf = site / "conf.py"
         line = next(ln for ln in conf.read_text().splitlines() if ln.startswith("kb_page_size"))
         _edit(conf, line, f"kb_page_size = {number % 9 + 3}")
-    return kind in ("title", "body") and "date: 2999" not in text
+    if kind == "add":
+        return number % 5 != 0
+    return kind in ("title", "body", "delete", "rename") and "date: 2999" not in text
 
 
 @pytest.mark.slow

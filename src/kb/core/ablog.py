@@ -23,15 +23,24 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from ..upstream.ablog import reset_blog_state
+from ..upstream.ablog import matched_blog_posts, reset_blog_state
 from ..upstream.docutils import detach
 from ..upstream.sphinx import listeners
 from . import events
+from .state import build_state
 
 
 def matched_posts(config) -> tuple[str, ...]:
     """Docnames matching ``blog_post_pattern``, as ablog matched them at ``config-inited``."""
     return tuple(getattr(config, "matched_blog_posts", ()) or ())
+
+
+def match_posts_again(app: Sphinx) -> tuple[str, ...]:
+    """Match ``blog_post_pattern`` to the files as they are now, as ablog did when the
+    configuration was read, and keep the result where ablog reads it; the docnames found."""
+    app.config.matched_blog_posts = matched_blog_posts(app.srcdir, app.config.blog_post_pattern)
+    build_state(app).post_files = None  # the post files the checks list: looked for again
+    return matched_posts(app.config)
 
 
 def is_blog_post(env, docname: str) -> bool:

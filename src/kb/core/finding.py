@@ -176,7 +176,12 @@ def _leave_out_companions(app: Sphinx, config) -> None:
     written = config.source_suffix
     written = (written,) if isinstance(written, str) else tuple(written or ())
     suffixes = tuple(dict.fromkeys((*DOC_SUFFIXES, *written)))
-    scan = partial(companion_sources, app.srcdir, ablog.matched_posts(config), suffixes)
+
+    # The posts as they are when the scan runs: kb serve's standby runs it again after
+    # matching the posts again (a post added or removed since it was made).
+    def scan() -> list[str]:
+        return companion_sources(app.srcdir, ablog.matched_posts(app.config), suffixes)
+
     found = scanned(app, "companion files", scan)
     if found:
         logger.info("kb: %d file(s) of posts' own folders left out: %s", len(found), found)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from functools import partial
 from glob import glob
 from pathlib import Path
 
@@ -50,7 +51,7 @@ from ..checks.postforms import fields_as_text
 from ..checks.sitechecks import DOC_SUFFIXES, check_site, link_docname, unicode_names
 from . import ablog, events
 from .catalog import source
-from .finding import leave_out
+from .finding import leave_out, scanned
 from .state import build_state, env_state
 
 logger = logging.getLogger(__name__)
@@ -179,13 +180,16 @@ def _leave_out_unfindable(app: Sphinx, config) -> None:
     """A post whose name is not NFC, alone: Sphinx would look for its NFC name, which is no
     file, and warn with no line and the wrong file name. It is left out; ``_before_read``
     says why at the file's line 1. (Of two names for one post, Sphinx reads the NFC one.)"""
-    unfindable = [
+    leave_out(app, scanned(app, "unfindable posts", partial(_unfindable_posts, app)))
+
+
+def _unfindable_posts(app: Sphinx) -> list[str]:
+    return [
         unicodedata.normalize("NFC", relpath)
         for relpath in _post_files(app)
         if not unicodedata.is_normalized("NFC", relpath)  # an NFC name is found as it is
         and not (Path(app.srcdir) / unicodedata.normalize("NFC", relpath)).is_file()
     ]
-    leave_out(app, unfindable)
 
 
 def _post_files(app: Sphinx) -> list[str]:

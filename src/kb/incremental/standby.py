@@ -10,17 +10,21 @@ holds when what it was made from is unchanged, except for the text of documents 
   journal) and the output's ``.buildinfo`` are the same files, unchanged: no other build ran
   in between, and none was stopped;
 * no file of the source folder was added, removed or renamed (``conf.py``, templates, data
-  and images are files like the others): the steps that match file names (ablog's posts,
-  the folders kb leaves out) find the same names;
+  and images are files like the others), but posts: a file ablog's ``blog_post_pattern``
+  matches, with a suffix Sphinx reads. The posts are then matched again, as ablog matched
+  them when the configuration was read, and the application keeps the new list; Sphinx
+  finds the documents afresh in each build anyway;
 * every file that changed is a document of the environment (a post or page Sphinx reads in
   the build itself, after the wait);
 * every step that read the source folder's contents while the application was made (what is
-  left out as unsafe, the drafts, the files of a post's folder; each recorded with
-  :func:`kb.core.finding.scanned`) finds the same again.
+  left out as unsafe, the drafts, the files of a post's folder, the posts whose names
+  Sphinx cannot find; each recorded with :func:`kb.core.finding.scanned`) finds the same
+  again, the posts as they are now.
 
 Otherwise the worker discards it and builds with a new application, as before. The checks
 are on what the steps read, not on what the author changed, so an edit that turns a post into
-a draft (a date after today) or a page into a post's companion is caught like any other.
+a draft (a date after today) or a page into a post's companion, or a new post that is a draft
+or moves a file into a post's own folder, is caught like any other.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
+from ..core.ablog import match_posts_again, matched_posts
 from ..core.state import build_state
 
 #: Folders of the source tree that no configuration step reads: version control, caches,
@@ -56,18 +61,44 @@ class Inputs:
 
 
 def still_current(app: Sphinx, made_from: Inputs) -> bool:
-    """Whether a new application, made now, would be ``app`` (made from ``made_from``).
-    Call it holding the output folders' lock (:func:`kb.core.output.lock_folders`)."""
+    """Whether a new application, made now, would be ``app`` (made from ``made_from``); where
+    posts were added or removed since, ``app`` is first brought up to date by matching them
+    again (and is of no use if this says no). Call it holding the output folders' lock
+    (:func:`kb.core.output.lock_folders`)."""
     now = Inputs(source_stamps(app.srcdir, app.outdir, app.doctreedir), state_stamps(app))
-    if now.state != made_from.state or now.sources.keys() != made_from.sources.keys():
+    if now.state != made_from.state:
         return False
-    changed = [path for path, stamp in now.sources.items() if made_from.sources[path] != stamp]
+    came = now.sources.keys() - made_from.sources.keys()
+    went = made_from.sources.keys() - now.sources.keys()
+    if (came or went) and not _only_posts_came_or_went(app, came, went):
+        return False
+    kept = now.sources.keys() & made_from.sources.keys()
+    changed = [path for path in kept if made_from.sources[path] != now.sources[path]]
     documents = app.env.found_docs
     srcdir = Path(app.srcdir)
     if any(app.env.path2doc(srcdir / path) not in documents for path in changed):
         return False
     scans = build_state(app).source_scans
     return all(scan() == found for scan, found in scans.values())
+
+
+def _only_posts_came_or_went(app: Sphinx, came: set[str], went: set[str]) -> bool:
+    """Whether every file added is a post and every file removed was one, as ablog matches
+    them (``blog_post_pattern``, when the application was made and now), with a suffix Sphinx
+    reads; if so, the application now holds the posts matched again. Sphinx finds the
+    documents afresh in each build; the steps that read the source folder before it (the
+    scans) are run again by the caller."""
+    before = set(matched_posts(app.config))
+    suffixes = tuple(app.config.source_suffix)
+
+    def post(path: str, matched: set[str]) -> bool:
+        stem, dot, suffix = path.rpartition(".")
+        return bool(dot) and f".{suffix}" in suffixes and stem in matched
+
+    if not all(post(path, before) for path in went):
+        return False
+    after = set(match_posts_again(app))
+    return all(post(path, after) for path in came)
 
 
 def _stamp(entry: os.DirEntry) -> Stamp:
