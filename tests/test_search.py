@@ -369,6 +369,50 @@ def test_records_of_deleted_posts_are_removed(make_app, rootdir, tmp_path):
     assert "/posts/sync-basics.html" not in fragments(srcdir / "_build" / "html")
 
 
+def _records(srcdir: Path) -> dict[str, bytes]:
+    root = srcdir / "_build" / "doctrees" / search_records.RECORDS_DIR
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_new_post_changes_no_search_record_but_its_own(make_app, rootdir, tmp_path):
+    """The home page lists the new post (its latest posts): Pagefind skips that list, and
+    its record leaves it out, so the shard holding the home page is not indexed again."""
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    make_app("html", srcdir=srcdir).build()
+    before = _records(srcdir)
+    assert b"MIG partitions" not in before["index.html"]  # no excerpt of the list
+    text = (srcdir / "posts" / "gpu-sharing.md").read_text(encoding="utf-8")
+    new = text.replace("2025-05-01", "2025-06-30").replace("# Sharing one GPU", "# Pangolins")
+    (srcdir / "posts" / "pangolins.md").write_text(new, encoding="utf-8")
+    make_app("html", srcdir=srcdir).build()
+    home = (srcdir / "_build" / "html" / "index.html").read_text(encoding="utf-8")
+    assert "Pangolins" in home  # the list shows it
+    after = _records(srcdir)
+    assert set(after) - set(before) == {"posts/pangolins.html"}
+    assert [name for name in before if after[name] != before[name]] == []
+    pages = fragments(srcdir / "_build" / "html")
+    assert [url for url, page in pages.items() if "Pangolins" in page["content"]] == [
+        "/posts/pangolins.html"
+    ]
+
+
+@pytest.mark.sphinx("html", testroot="postlist")
+def test_a_postlist_is_left_out_of_its_pages_search_record(app):
+    app.build()
+    records = _records(Path(app.srcdir))
+    listed = [
+        name
+        for name in html_pages(Path(app.outdir))
+        if soup(Path(app.outdir) / f"{name}.html").select("ul.postlist")
+    ]
+    assert listed
+    for name in listed:
+        if f"{name}.html" in records:
+            record = records[f"{name}.html"].decode("utf-8")
+            assert 'class="ablog-post"' not in record and "kb-postlist" not in record, name
+
+
 def test_the_bundle_is_the_same_bytes_whatever_order_pagefind_wrote_its_filters(
     make_app, rootdir, tmp_path
 ):

@@ -32,6 +32,14 @@ def render_part(app: Sphinx, name: str, **context: object) -> str:
     return templates.render(f"{FOLDER}/{name}.html", context)
 
 
+#: The parts around the lists of other posts in a page's body: the home page's latest posts
+#: and an ablog ``postlist`` (which a post's excerpt, shown in the first, may hold). Their
+#: titles and excerpts are never words of this page: each is left out of the page's search
+#: record (:mod:`kb.search.records`), Pagefind having been told to skip it, so that a post
+#: added or retitled changes no record of a page that lists it.
+UNSEARCHED_LISTS = ("latest-posts", "postlist")
+
+
 def markers(name: str) -> tuple[str, str]:
     """The comments kb writes around the part ``name`` on every page that has it, whatever
     its template writes: ``<!--kb-related-->`` and ``<!--/kb-related-->``."""

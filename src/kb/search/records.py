@@ -16,7 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..core.fileio import write_atomically
-from ..core.parts import without
+from ..core.parts import UNSEARCHED_LISTS, without
 from ..core.urls import site_path
 from .marking import is_searchable_doc, searchable_html
 
@@ -35,10 +35,16 @@ def record_html(body: str, language: str) -> str:
     )
 
 
-# A post's related posts (kb.pages.related, between kb's markers for the part "related"):
-# titles of other posts, never indexed as words of this one, and left out of the record, so
-# that a post added or retitled elsewhere, which changes the lists of many posts, changes no
-# record but its own: Pagefind then indexes one shard again, not half of them.
+def _indexed_body(body: str) -> str:
+    """A page's body without the lists of other posts in it, which Pagefind skips anyway: a
+    post's related posts (kb.pages.related) and the lists of posts in a page's text (the home
+    page's latest posts, an ablog ``postlist``). A post added or retitled elsewhere changes
+    those lists on many pages, and then changes no record but its own: Pagefind indexes one
+    shard again, not two or half of them."""
+    for name in ("related", *UNSEARCHED_LISTS):
+        body = without(body, name)
+    return body
+
 
 #: A MathML formula in a page's body; MathML has no nested <math>.
 _MATHML = re.compile(r"<math\b[^>]*>.*?</math>", re.DOTALL)
@@ -91,7 +97,7 @@ def write_search_record(app: Sphinx, pagename, templatename, context, doctree) -
         records_root(app) / site_path(app, pagename),
         record_html(
             searchable_html(
-                math_as_tex(without(context["body"], "related"), formulas_tex(doctree)),
+                math_as_tex(_indexed_body(context["body"]), formulas_tex(doctree)),
                 context["kb_search_meta"],
             ),
             app.config.language or "en",
