@@ -233,6 +233,7 @@ CHECKS = {
     ],
     "test_a_detached_copy_pickles_without_its_document": ["docutils.detach"],
     "test_ablog_keeps_its_state_in_a_class_level_dict": ["ablog.reset_blog_state"],
+    "test_posts_matched_again_are_those_ablog_matches": ["ablog.matched_blog_posts"],
     "test_myst_logs_its_warnings_where_kb_filters_them": ["myst_parser.myst_warning_logger"],
     "test_sphinx_autobuilds_server_parts_are_where_kb_serve_looks": [
         "sphinx_autobuild.watcher_class",
@@ -447,6 +448,22 @@ def test_ablog_keeps_its_state_in_a_class_level_dict():
     ablog_blog.Blog._dict["kb-test"] = 1
     upstream_ablog.reset_blog_state()
     assert ablog_blog.Blog._dict == {}
+
+
+@pytest.mark.parametrize("pattern", ["posts/*.md", ["posts/*.md", "posts/**/*.ipynb"], "**/p*"])
+def test_posts_matched_again_are_those_ablog_matches(make_app, tmp_path, pattern):
+    """kb serve's standby matches blog_post_pattern again after a post is added; ablog's
+    config-inited handler, which the application ran, is what it must agree with."""
+    site = copy_root("listings", tmp_path / "site")
+    (site / "posts/deeper").mkdir()
+    (site / "posts/deeper/notebook.ipynb").write_text("{}", encoding="utf-8")
+    app = make_app("html", srcdir=site, confoverrides={"blog_post_pattern": pattern})
+    try:
+        ablogs = app.config.matched_blog_posts
+        assert ablogs
+        assert upstream_ablog.matched_blog_posts(app.srcdir, pattern) == ablogs
+    finally:
+        app.cleanup()
 
 
 def test_a_second_build_in_one_process_does_not_see_the_first_builds_posts(make_app, tmp_path):
