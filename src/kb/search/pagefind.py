@@ -13,9 +13,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from sphinx.errors import ExtensionError
-from sphinx.util import logging
-
 from ..config import KbConfig
 from ..core.fileio import crash_point, write_atomically
 from ..upstream import pagefind as upstream_pagefind
@@ -25,7 +22,23 @@ from .cbor import Unexpected
 from .shards import FORMAT as SHARDS_FORMAT
 from .shards import SHARDS_DIR, ShardedRun, record_digests, shard_count, sources_fingerprint, stage
 
-logger = logging.getLogger(__name__)
+
+def _error(message: str) -> Exception:
+    """Sphinx's ExtensionError, which a build reports in its own words. Sphinx is imported
+    only here and in :func:`_say`: ``python -m kb.search.worker``, on ``kb serve``'s way from a
+    save to the search, would otherwise import Sphinx's logging and docutils before it could
+    start Pagefind (45 ms of its 110 ms of imports)."""
+    from sphinx.errors import ExtensionError
+
+    return ExtensionError(message)
+
+
+def _say(message: str, *args: object) -> None:
+    """Log through Sphinx, as a build logs (see :func:`_error`)."""
+    from sphinx.util import logging
+
+    logging.getLogger(__name__).info(message, *args)
+
 
 #: Where the bundle goes, relative to the output folder; the search page loads it from there.
 BUNDLE_DIR = "pagefind"
@@ -88,7 +101,7 @@ def _pagefind_executable() -> Path:
 
     executable = get_executable()
     if executable is None:
-        raise ExtensionError(
+        raise _error(
             "kb search: Pagefind's binary is missing. Install it with "
             "`pip install 'pagefind[extended]'` (a dependency of this project), or set "
             "kb_search = False in conf.py to fall back to Sphinx's built-in search."
@@ -184,7 +197,7 @@ class IndexRun:
         )
 
     def _failed(self, output: str, status: int):
-        raise ExtensionError(
+        raise _error(
             f"kb search: Pagefind failed (exit status {status}) "
             f"while indexing for {self.bundle.parent}:\n{output}"
         )
@@ -196,7 +209,7 @@ class IndexRun:
                 self.sharded.wait(self._failed)
             except Unexpected as error:
                 # Remembered, so that the next builds with this Pagefind do not try again.
-                logger.info("kb search: indexing every page in one run (%s)", error)
+                _say("kb search: indexing every page in one run (%s)", error)
                 self.sharded.cancel()
                 self.sharded = None
                 shutil.rmtree(self.workdir / SHARDS_DIR, ignore_errors=True)
