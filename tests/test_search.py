@@ -232,9 +232,16 @@ def test_pagefind_reads_small_records_not_whole_pages(app):
     # The record is the page's marked body and metadata, without furo's chrome.
     assert record.html["lang"] == "en"
     body = page.select_one("[data-pagefind-body]")
-    for related in body.select(".kb-related"):  # other posts' titles: left out of the record
-        related.decompose()
-    for comment in body.find_all(string=lambda s: isinstance(s, Comment) and "kb-related" in s):
+    # Left out of the record: what Pagefind skips whole that other posts make (related
+    # posts' titles, the series box, "Linked from", the date and authors, the cite block).
+    unsearched = body.select('.kb-post-part[data-pagefind-ignore="all"], .kb-related')
+    assert unsearched
+    for part in unsearched:
+        part.decompose()
+    markers = ("kb-related", "kb-unsearched")
+    for comment in body.find_all(
+        string=lambda s: isinstance(s, Comment) and s.strip("/") in markers
+    ):
         comment.extract()  # with kb's markers around them
     assert record.select_one("[data-pagefind-body]") == body
     assert record.select_one(".kb-search-meta") == page.select_one(".kb-search-meta")
@@ -395,6 +402,27 @@ def test_a_new_post_changes_no_search_record_but_its_own(make_app, rootdir, tmp_
     assert [url for url, page in pages.items() if "Pangolins" in page["content"]] == [
         "/posts/pangolins.html"
     ]
+
+
+def test_a_new_part_of_a_series_changes_no_search_record_but_its_own(make_app, rootdir, tmp_path):
+    """The part before it gains a "next" link in its series box, and its "Linked from" the
+    new post: Pagefind skips both, and the record leaves them out."""
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-series", srcdir)
+    make_app("html", srcdir=srcdir).build()
+    before = _records(srcdir)
+    text = (srcdir / "posts" / "fp4-3.md").read_text(encoding="utf-8")
+    assert "part: 3" in text
+    new = text.replace("part: 3", "part: 4").replace("# FP4 part three", "# FP4 part four")
+    new = new.replace("date: 2024-06-01", "date: 2024-07-01")
+    new += "\nBack to [part three](fp4-3.md).\n"
+    (srcdir / "posts" / "fp4-4.md").write_text(new, encoding="utf-8")
+    make_app("html", srcdir=srcdir).build()
+    page = (srcdir / "_build" / "html" / "posts" / "fp4-3.html").read_text(encoding="utf-8")
+    assert "fp4-4.html" in page  # its series box and "Linked from" lead to the new part
+    after = _records(srcdir)
+    assert set(after) - set(before) == {"posts/fp4-4.html"}
+    assert [name for name in before if after[name] != before[name]] == []
 
 
 @pytest.mark.sphinx("html", testroot="postlist")

@@ -39,6 +39,12 @@ def render_part(app: Sphinx, name: str, **context: object) -> str:
 #: added or retitled changes no record of a page that lists it.
 UNSEARCHED_LISTS = ("latest-posts", "postlist")
 
+#: The part around each part of a post's page that is no word of it (its date and authors, the
+#: series box, related posts, "Linked from", the cite block: :mod:`kb.pages.postpage`), which
+#: Pagefind skips whole (``data-pagefind-ignore="all"``). Left out of the search record too:
+#: a post added to a series, or linking to this one, then changes no record but its own.
+UNSEARCHED_PART = "unsearched"
+
 
 def markers(name: str) -> tuple[str, str]:
     """The comments kb writes around the part ``name`` on every page that has it, whatever

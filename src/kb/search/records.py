@@ -16,7 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..core.fileio import write_atomically
-from ..core.parts import UNSEARCHED_LISTS, without
+from ..core.parts import UNSEARCHED_LISTS, UNSEARCHED_PART, without
 from ..core.urls import site_path
 from .marking import is_searchable_doc, searchable_html
 
@@ -36,12 +36,13 @@ def record_html(body: str, language: str) -> str:
 
 
 def _indexed_body(body: str) -> str:
-    """A page's body without the lists of other posts in it, which Pagefind skips anyway: a
-    post's related posts (kb.pages.related) and the lists of posts in a page's text (the home
-    page's latest posts, an ablog ``postlist``). A post added or retitled elsewhere changes
-    those lists on many pages, and then changes no record but its own: Pagefind indexes one
-    shard again, not two or half of them."""
-    for name in ("related", *UNSEARCHED_LISTS):
+    """A page's body without what Pagefind skips in it that other posts make: a post's
+    related posts (kb.pages.related) and its other unsearched parts (the series box, "Linked
+    from", kb.pages.postpage), and the lists of posts in a page's text (the home page's latest
+    posts, an ablog ``postlist``). A post added or retitled elsewhere changes those on many
+    pages, and then changes no record but its own: Pagefind indexes one shard again, not two
+    or half of them."""
+    for name in ("related", *UNSEARCHED_LISTS, UNSEARCHED_PART):
         body = without(body, name)
     return body
 
