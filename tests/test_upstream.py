@@ -233,7 +233,10 @@ CHECKS = {
     ],
     "test_a_detached_copy_pickles_without_its_document": ["docutils.detach"],
     "test_ablog_keeps_its_state_in_a_class_level_dict": ["ablog.reset_blog_state"],
-    "test_posts_matched_again_are_those_ablog_matches": ["ablog.matched_blog_posts"],
+    "test_posts_matched_again_are_those_ablog_matches": [
+        "ablog.matched_blog_posts",
+        "ablog.pattern_matches",
+    ],
     "test_myst_logs_its_warnings_where_kb_filters_them": ["myst_parser.myst_warning_logger"],
     "test_sphinx_autobuilds_server_parts_are_where_kb_serve_looks": [
         "sphinx_autobuild.watcher_class",
@@ -462,6 +465,9 @@ def test_posts_matched_again_are_those_ablog_matches(make_app, tmp_path, pattern
         ablogs = app.config.matched_blog_posts
         assert ablogs
         assert upstream_ablog.matched_blog_posts(app.srcdir, pattern) == ablogs
+        found = upstream_ablog.pattern_matches(app.srcdir, pattern)
+        assert [path.rsplit(".", 1)[0] for path in found] == ablogs
+        assert all((site / path).exists() for path in found)
     finally:
         app.cleanup()
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 import os
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
-from glob import glob
-from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..checks.dates import ABLOG_DATE_FORMAT
 from ..checks.schedule import UNDATED, file_day, today
+from ..upstream.ablog import pattern_matches
 from . import events
+from .fileio import file_version
 from .finding import leave_out, scanned
 from .state import build_state
 
@@ -45,14 +45,12 @@ def publish_cutoff() -> datetime:
 def draft_sources(srcdir: str, patterns, date_format: str = ABLOG_DATE_FORMAT) -> list[str]:
     """Paths (relative to ``srcdir``) of the posts matching ``patterns`` (ablog's
     ``blog_post_pattern``) that are dated after today, or not dated."""
-    patterns = [patterns] if isinstance(patterns, str) else list(patterns or ())
     last = today()
     drafts = set()
-    for pattern in patterns:
-        for path in glob(os.path.join(srcdir, pattern), recursive=True):
-            day = _known_day(path, date_format)
-            if day == UNDATED or (isinstance(day, date) and day > last):
-                drafts.add(Path(path).relative_to(srcdir).as_posix())
+    for relpath in pattern_matches(srcdir, patterns):
+        day = _known_day(os.path.join(srcdir, relpath), date_format)
+        if day == UNDATED or (isinstance(day, date) and day > last):
+            drafts.add(relpath)
     return sorted(drafts)
 
 
@@ -67,10 +65,9 @@ _days: dict[tuple[str, str], tuple[tuple[int, int, int], date | str | None]] = {
 
 def _known_day(path: str, date_format: str) -> date | str | None:
     try:
-        info = os.stat(path)
+        version = file_version(os.stat(path))
     except OSError:
         return file_day(path, date_format)  # gone: file_day says so, as for any other
-    version = (info.st_ino, info.st_mtime_ns, info.st_size)
     known = _days.get((path, date_format))
     if known is not None and known[0] == version:
         return known[1]

@@ -137,3 +137,11 @@ def crash_point(stage: str) -> None:
     if how == "RAISE":
         raise CrashPoint(f"{CRASH_VARIABLE}={wanted}")
     os.kill(os.getpid(), signal.SIGTERM if how == "TERM" else signal.SIGKILL)
+
+
+def file_version(info: os.stat_result) -> tuple[int, int, int]:
+    """A file's identity and version as a build goes by them: inode, modification time (ns)
+    and size. A save gives a new one (a new inode when an editor renames a new file over the
+    old one); a save within the same tick of the file system's clock and of the same size
+    does not, as for Sphinx, which compares modification times."""
+    return (info.st_ino, info.st_mtime_ns, info.st_size)

@@ -52,6 +52,12 @@ def markers(name: str) -> tuple[str, str]:
     return f"<!--kb-{name}-->", f"<!--/kb-{name}-->"
 
 
+def marked(name: str, html: str) -> str:
+    """``html`` between kb's markers for the part ``name``."""
+    start, end = markers(name)
+    return start + html + end
+
+
 def between(html: str, name: str) -> tuple[int, int] | None:
     """Where the part ``name`` stands in a written page ``html`` (the start of its first
     marker, the end of its second), or None when the page does not have it."""

@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import unicodedata
 from functools import partial
-from glob import glob
 from pathlib import Path
 
 from docutils import nodes
@@ -49,6 +48,7 @@ from ..checks.frontmatter import (
 from ..checks.notebook import check_source
 from ..checks.postforms import fields_as_text
 from ..checks.sitechecks import DOC_SUFFIXES, check_site, link_docname, unicode_names
+from ..upstream.ablog import pattern_matches
 from . import ablog, events
 from .catalog import source
 from .finding import leave_out, scanned
@@ -198,14 +198,10 @@ def _post_files(app: Sphinx) -> list[str]:
     state = build_state(app)
     found = state.post_files
     if found is None:
-        patterns = app.config.blog_post_pattern
-        patterns = [patterns] if isinstance(patterns, str) else patterns
-        srcdir = os.path.join(os.fspath(app.srcdir), "")
         found = state.post_files = sorted(
-            match[len(srcdir) :].replace(os.sep, "/")  # glob keeps the prefix it was given
-            for pattern in patterns
-            for match in glob(os.path.join(srcdir, pattern), recursive=True)
-            if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
+            relpath
+            for relpath in pattern_matches(app.srcdir, app.config.blog_post_pattern)
+            if relpath.endswith(DOC_SUFFIXES) and os.path.isfile(os.path.join(app.srcdir, relpath))
         )
     return found
 

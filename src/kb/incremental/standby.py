@@ -37,6 +37,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from ..core.ablog import match_posts_again, matched_posts
+from ..core.fileio import file_version
 from ..core.state import build_state
 
 #: Folders of the source tree that no configuration step reads: version control, caches,
@@ -89,11 +90,11 @@ def _only_posts_came_or_went(app: Sphinx, came: set[str], went: set[str]) -> boo
     documents afresh in each build; the steps that read the source folder before it (the
     scans) are run again by the caller."""
     before = set(matched_posts(app.config))
-    suffixes = tuple(app.config.source_suffix)
+    srcdir = Path(app.srcdir)
 
     def post(path: str, matched: set[str]) -> bool:
-        stem, dot, suffix = path.rpartition(".")
-        return bool(dot) and f".{suffix}" in suffixes and stem in matched
+        docname = app.env.path2doc(srcdir / path)  # None without a suffix Sphinx reads
+        return docname is not None and docname in matched
 
     if not all(post(path, before) for path in went):
         return False
@@ -106,7 +107,7 @@ def _stamp(entry: os.DirEntry) -> Stamp:
         info = entry.stat()  # a link's target: what a build reads through it
     except OSError:
         info = entry.stat(follow_symlinks=False)  # a link to nothing
-    return (info.st_ino, info.st_mtime_ns, info.st_size)
+    return file_version(info)
 
 
 def source_stamps(srcdir, outdir, doctreedir) -> dict[str, Stamp]:
@@ -145,5 +146,5 @@ def state_stamps(app: Sphinx) -> dict[str, Stamp]:
     buildinfo = Path(app.outdir, ".buildinfo")
     with contextlib.suppress(OSError):
         info = buildinfo.stat()
-        stamps[str(buildinfo)] = (info.st_ino, info.st_mtime_ns, info.st_size)
+        stamps[str(buildinfo)] = file_version(info)
     return stamps

@@ -20,7 +20,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
-from ..core.parts import markers, render_part
+from ..core.parts import marked, render_part
 from ..core.posts import Catalog, Collection, Post, Series, digest
 from ..core.records import ListingPage
 from ..core.state import build_state, env_state
@@ -244,8 +244,7 @@ def _fill_latest_posts(app: Sphinx, doctree: nodes.document, docname: str) -> No
 
 def visit_latest_posts(translator, node: latest_posts) -> None:
     # Between kb's markers: the search record leaves the list out (kb.search.records).
-    start, end = markers("latest-posts")
-    translator.body.append(start + node.get("html", "") + end)
+    translator.body.append(marked("latest-posts", node.get("html", "")))
     raise nodes.SkipNode
 
 

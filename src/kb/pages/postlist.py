@@ -48,7 +48,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.collectors import DocumentTables
 from ..core.fragments import is_fragment
 from ..core.html import add_html_node
-from ..core.parts import markers
+from ..core.parts import marked
 from ..core.posts import Catalog, Label, Post, digest
 from ..core.state import env_state
 from ..core.urls import relocate_links, root_prefix
@@ -226,10 +226,10 @@ def postlist_html(app: Sphinx, node: nodes.Element, docname: str, catalog: Catal
         items.append(f'<li class="ablog-post">{item}</li>')
     # Other posts' titles and excerpts: a search for them finds those posts, not this page;
     # between kb's markers, the list is left out of the page's search record too.
-    start, end = markers("postlist")
-    return (
-        f'{start}<ul class="postlist-style-{style} postlist" style="list-style-type: {style}" '
-        f"data-pagefind-ignore>{''.join(items)}</ul>{end}"
+    return marked(
+        "postlist",
+        f'<ul class="postlist-style-{style} postlist" style="list-style-type: {style}" '
+        f"data-pagefind-ignore>{''.join(items)}</ul>",
     )
 
 

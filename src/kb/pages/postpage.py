@@ -15,7 +15,7 @@ from sphinx.application import Sphinx
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import FRAGMENT, is_fragment
 from ..core.html import add_html_node
-from ..core.parts import UNSEARCHED_PART, markers, render_part
+from ..core.parts import UNSEARCHED_PART, marked, render_part
 from ..core.posts import Post
 from ..core.records import PostPart
 from ..core.state import build_state
@@ -72,8 +72,7 @@ def visit_post_part(translator, node: post_part) -> None:
         html = node["html"]
         searched = node.get("searched", False)
         if not searched:
-            start, end = markers(UNSEARCHED_PART)
-            html = start + UNSEARCHED[0] + html + UNSEARCHED[1] + end
+            html = marked(UNSEARCHED_PART, UNSEARCHED[0] + html + UNSEARCHED[1])
         translator.body.append(html)
     raise nodes.SkipNode
 

@@ -20,16 +20,22 @@ def reset_blog_state() -> None:
     Blog._dict.clear()
 
 
-def matched_blog_posts(srcdir, patterns) -> list[str]:
-    """The docnames ablog's ``config_inited`` handler matches to ``blog_post_pattern`` and
-    keeps in ``config.matched_blog_posts``, in its order: each file a pattern globs, relative to
-    the source folder, without its suffix. ablog does this once, when the configuration is
-    read; ``kb serve``'s standby, made before a post was added, matches again
-    (:mod:`kb.incremental.standby`). Written as ablog 0.11 writes it; it has no function of
-    its own for it."""
+def pattern_matches(srcdir, patterns) -> list[str]:
+    """What ablog's ``config_inited`` handler finds for ``blog_post_pattern`` (one pattern or a
+    list), in its order: each path a pattern globs (recursively) under the source folder,
+    relative to it, with ``/``. Written as ablog 0.11 writes it; it has no function of its own
+    for it. kb's steps that look for posts before ablog has (the drafts) or without its
+    filtering (the checks' list of post files) glob the same way through this."""
     patterns = [patterns] if isinstance(patterns, str) else list(patterns or ())
     return [
-        PurePath(match).relative_to(srcdir).with_suffix("").as_posix()
+        PurePath(match).relative_to(srcdir).as_posix()
         for pattern in patterns
         for match in glob(os.path.join(srcdir, pattern), recursive=True)
     ]
+
+
+def matched_blog_posts(srcdir, patterns) -> list[str]:
+    """The docnames ablog keeps in ``config.matched_blog_posts``: :func:`pattern_matches`
+    without their suffixes. ablog matches once, when the configuration is read; ``kb serve``'s
+    standby, made before a post was added, matches again (:mod:`kb.incremental.standby`)."""
+    return [PurePath(path).with_suffix("").as_posix() for path in pattern_matches(srcdir, patterns)]
