@@ -26,7 +26,7 @@ from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
-from kb.upstream.sphinx import PreparedBuild
+from kb.upstream.sphinx_build import PreparedBuild
 
 
 @pytest.fixture

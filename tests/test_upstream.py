@@ -31,6 +31,7 @@ from kb.upstream import myst_parser as upstream_myst_parser
 from kb.upstream import pagefind as upstream_pagefind
 from kb.upstream import sphinx as upstream_sphinx
 from kb.upstream import sphinx_autobuild as upstream_autobuild
+from kb.upstream import sphinx_build as upstream_sphinx_build
 from kb.upstream.docutils import detach, writer_settings
 from kb.upstream.sphinx import doctrees_waiting_to_be_written
 
@@ -212,6 +213,9 @@ CHECKS = {
         "sphinx.configuration_changed",
     ],
     "test_sphinx_finds_files_when_kb_core_finding_expects": ["sphinx.has_saved_environment"],
+    "test_an_update_saving_the_environment_aside_builds_what_sphinx_builds": [
+        "sphinx_build.build_update"
+    ],
     "test_sphinx_lists_the_images_and_downloads_it_copies": ["sphinx.copied_files"],
     "test_a_fragment_is_written_with_its_pages_state_which_is_restored": [
         "sphinx.writing_as",
@@ -320,7 +324,7 @@ def test_sphinx_build_in_two_steps_is_sphinx_builds_main(tmp_path, capsys):
     sites = [copy_root("listings", tmp_path / name) for name in ("main", "two-steps")]
     arguments = [["-b", "html", "-q", str(site), str(site / "_build/html")] for site in sites]
     assert cmd.build_main(arguments[0]) == 0
-    prepared = upstream_sphinx.PreparedBuild(arguments[1])
+    prepared = upstream_sphinx_build.PreparedBuild(arguments[1])
     prepared.prepare()
     assert prepared.app is not None
     assert prepared.run() == 0
@@ -331,10 +335,126 @@ def test_sphinx_build_in_two_steps_is_sphinx_builds_main(tmp_path, capsys):
     assert pages[0] == pages[1] and "index.html" in pages[0]
     # A configuration that cannot be read leaves no application: the caller builds plainly.
     (sites[1] / "conf.py").write_text("this is not python\n", encoding="utf-8")
-    broken = upstream_sphinx.PreparedBuild(arguments[1])
+    broken = upstream_sphinx_build.PreparedBuild(arguments[1])
     broken.prepare()
     assert broken.app is None
     broken.close()
+
+
+def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_path):
+    """kb serve's standby builds an edit through kb.upstream.sphinx_build: Sphinx's steps are
+    still the ones it copies, in that order, and it writes the pages and saves the environment
+    that Sphinx's own build writes and saves."""
+    from sphinx.application import ENV_PICKLE_FILENAME, Sphinx
+    from sphinx.builders import Builder
+    from sphinx.cmd import build as cmd
+
+    steps = inspect.getsource(Builder.build)
+    copied = (
+        "self.read()",
+        "check_dependents(self._app, updated_docnames)",
+        "pickle.dump(self.env, f, pickle.HIGHEST_PROTOCOL)",
+        "self.env.check_consistency()",
+        "self.write(docnames, updated_docnames, method)",
+        "self.finish()",
+        "self.finish_tasks.join()",
+    )
+    order = [steps.index(step) for step in copied]
+    assert order == sorted(order)
+    update = inspect.getsource(Builder.build_update)
+    assert "self.compile_update_catalogs()" in update and "self.get_outdated_docs()" in update
+    application = inspect.getsource(Sphinx.build)
+    for step in ("self.builder.build_update()", "'build-finished', None", "envfile.unlink()"):
+        assert step in application
+    for step in ("self._warncount", "self._fail_on_warnings", "self.builder.cleanup()"):
+        assert step in application
+
+    sites = [copy_root("listings", tmp_path / name) for name in ("sphinx", "aside")]
+    arguments = [["-b", "html", "-q", str(site), str(site / "_build/html")] for site in sites]
+    for site, argv in zip(sites, arguments, strict=True):
+        assert cmd.build_main(argv) == 0
+        with (site / "posts/post-05.md").open("a", encoding="utf-8") as post:
+            post.write("\nA paragraph added by the edit.\n")
+    assert cmd.build_main(arguments[0]) == 0
+    prepared = upstream_sphinx_build.PreparedBuild(arguments[1])
+    prepared.prepare()
+    assert prepared.run(save_environment_aside=True) == 0
+
+    outdirs = [site / "_build/html" for site in sites]
+    pages = [
+        {p.relative_to(o).as_posix(): p.read_bytes() for p in o.rglob("*.html")} for o in outdirs
+    ]
+    assert pages[0] == pages[1]
+    assert b"A paragraph added by the edit." in pages[1]["posts/post-05.html"]
+    doctrees = [o / ".doctrees" for o in outdirs]
+    assert [sorted(d.iterdir()) != [] for d in doctrees] == [True, True]
+    assert not list(doctrees[1].glob("*.saving"))
+    envs = [pickle.loads((d / ENV_PICKLE_FILENAME).read_bytes()) for d in doctrees]
+    assert envs[0].all_docs.keys() == envs[1].all_docs.keys()  # (the values: when each was read)
+    for attribute in ("metadata", "included", "glob_toctrees", "found_docs", "images"):
+        assert getattr(envs[0], attribute) == getattr(envs[1], attribute), attribute
+    dependencies = [
+        {doc: {Path(p).relative_to(site) for p in paths} for doc, paths in env.dependencies.items()}
+        for env, site in zip(envs, sites, strict=True)
+    ]
+    assert dependencies[0] == dependencies[1]
+    titles = [{doc: title.astext() for doc, title in env.titles.items()} for env in envs]
+    assert titles[0] == titles[1]
+
+
+def test_a_build_that_fails_while_the_environment_is_saved_aside_keeps_none(tmp_path):
+    """As Sphinx: a failed build deletes the saved environment (the next starts afresh), and
+    the copy that was saving it leaves no file behind."""
+    from sphinx.application import ENV_PICKLE_FILENAME
+    from sphinx.cmd import build as cmd
+
+    site = copy_root("listings", tmp_path / "site")
+    argv = ["-b", "html", "-q", str(site), str(site / "_build/html")]
+    assert cmd.build_main(argv) == 0
+    with (site / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write(
+            "\ndef _fail(app):\n    raise RuntimeError('writing failed')\n\n"
+            "def setup(app):\n    app.connect('html-collect-pages', _fail)\n"
+        )
+    (site / "posts/post-05.md").write_text("# Edited\n\nNew text.\n", encoding="utf-8")
+    prepared = upstream_sphinx_build.PreparedBuild(argv)
+    prepared.prepare()
+    assert prepared.run(save_environment_aside=True) == 2
+    doctrees = site / "_build/html/.doctrees"
+    assert not (doctrees / ENV_PICKLE_FILENAME).exists()
+    assert not list(doctrees.glob("*.saving"))
+
+
+class _Unpicklable:
+    def __reduce__(self):
+        raise TypeError("not today")
+
+
+class _SlowToPickle:
+    def __reduce__(self):
+        import time
+
+        time.sleep(60)  # stopped long before
+        return (dict, ())
+
+
+def test_the_copy_that_saves_the_environment_replaces_the_file_whole_or_not_at_all(tmp_path):
+    from kb.upstream.sphinx_build import EnvironmentSaver
+
+    target = tmp_path / "environment.pickle"
+    target.write_bytes(b"the last build's")
+    saver = EnvironmentSaver({"docs": ["a", "b"]}, target)
+    saver.wait()
+    assert pickle.loads(target.read_bytes()) == {"docs": ["a", "b"]}
+    for failing in (_Unpicklable(),):
+        saver = EnvironmentSaver(failing, target)
+        with pytest.raises(OSError, match="could not save the environment"):
+            saver.wait()
+        assert pickle.loads(target.read_bytes()) == {"docs": ["a", "b"]}
+    saver = EnvironmentSaver(_SlowToPickle(), target)
+    saver.stop()
+    assert pickle.loads(target.read_bytes()) == {"docs": ["a", "b"]}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["environment.pickle"]
 
 
 def test_sphinx_finds_files_when_kb_core_finding_expects(make_app, tmp_path):

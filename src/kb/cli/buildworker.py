@@ -148,7 +148,7 @@ READY = b"ready\n"
 class Standby:
     """A child that has made the next build's application ahead of the change (Sphinx's
     configuration, every extension's setup and ``config-inited`` and ``builder-inited`` steps,
-    the environment: :class:`~kb.upstream.sphinx.PreparedBuild`) and waits. Told to build, it
+    the environment: :class:`~kb.upstream.sphinx_build.PreparedBuild`) and waits. Told to build, it
     builds with that application if a new one would be the same
     (:func:`kb.incremental.standby.still_current`), and otherwise says so and exits: the worker
     then builds in a fresh child, as it does with no standby."""
@@ -203,7 +203,7 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
     from ..core.output import lock_folders, release
     from ..core.state import build_state
     from ..incremental.standby import Inputs, source_stamps, state_stamps, still_current
-    from ..upstream.sphinx import PreparedBuild
+    from ..upstream.sphinx_build import PreparedBuild
 
     status, verdict = 2, "stale"
     made_from = None
@@ -226,7 +226,7 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
             build_state(app).locks = lock_folders([app.outdir, app.doctreedir])
             if still_current(app, made_from):
                 verdict = "built"
-                status = prepared.run()
+                status = prepared.run(save_environment_aside=True)
     except SystemExit as stop:
         status = stop.code if isinstance(stop.code, int) else 2
     except KeyboardInterrupt:  # Ctrl-C in kb serve's terminal: the server stops too

@@ -1,0 +1,351 @@
+"""``sphinx-build`` in steps, for ``kb serve``'s standby (:mod:`kb.cli.buildworker`).
+
+:class:`PreparedBuild` is ``build_main`` in two steps: make the application ahead of the
+change, build when the author saves. :func:`build_update` is the incremental build that
+follows, step by step, with the environment saved beside the writing.
+
+``Sphinx.build`` (with ``Builder.build_update`` and ``Builder.build``) reads what changed,
+pickles the environment into the doctree folder, and only then writes the pages. Pickling
+takes its time whatever changed: 0.13 s at 1000 posts, a fifth of a one-post edit's build in
+``kb serve``. :func:`build_update` takes the same steps, in the same order, with the same
+events and messages, but one: where Sphinx pickles, a copy of the process, forked at that
+moment (so it holds the environment exactly as Sphinx would pickle it), pickles it while this
+process writes the pages. On two cores the pickling then leaves the time from a save to its
+page.
+
+The copy writes a new file and renames it over the old one, so that the file is always a
+whole environment (Sphinx writes over it in place). The build waits for it before
+``build-finished``: the handlers that record a finished build (:mod:`kb.incremental.freshness`)
+find the environment saved, as after Sphinx's own step. A build that fails stops the copy
+before Sphinx's rule applies (the saved environment is deleted, so the next build starts
+afresh). The copy inherits the build's lock on its folders (:func:`kb.core.output.lock_folders`,
+an ``flock`` on a descriptor the copy shares): if the build is killed, the next build waits
+until the copy has finished, and then finds the environment of a build stopped after reading,
+which is what it repairs after Sphinx's own step too.
+
+Sphinx 9's steps are copied from ``sphinx.application.Sphinx.build`` and
+``sphinx.builders.Builder.build_update``/``build``, with the private attributes they read
+(``_exception_on_warning``, ``_warncount``, ``_fail_on_warnings``);
+``tests/test_upstream.py`` checks that both give the same pages and environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+import traceback
+from contextlib import nullcontext
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
+
+
+class PreparedBuild:
+    """``sphinx-build ARGUMENTS`` in two steps (what ``sphinx.cmd.build.build_main`` does,
+    through its private helpers): :meth:`prepare` makes the application (reads the
+    configuration, sets up the extensions, loads the environment and the builder) while the
+    output it logs is held back, and :meth:`run` releases that output and builds.
+
+    ``kb serve``'s warm worker prepares the next build while the author reads the page
+    (:mod:`kb.cli.buildworker`). ``app`` is None when making it failed: the caller then builds
+    the plain way (``build_main``), which reports that failure in Sphinx's own words.
+    """
+
+    def __init__(self, arguments: list[str]) -> None:
+        from sphinx.cmd import build as cmd
+
+        parser = cmd.get_parser()
+        args = cmd._parse_arguments(parser, arguments)
+        args.confdir = cmd._parse_confdir(args.noconfig, args.confdir, args.sourcedir)
+        args.doctreedir = cmd._parse_doctreedir(args.doctreedir, args.outputdir)
+        cmd._validate_filenames(parser, args.force_all, args.filenames)
+        cmd._validate_colour_support(args.color)
+        args.status, args.warning, args.error, self._warnfp = cmd._parse_logging(
+            parser, args.quiet, args.really_quiet, args.warnfile
+        )
+        args.confoverrides = cmd._parse_confoverrides(
+            parser, args.define, args.htmldefine, args.nitpicky
+        )
+        self.args = args
+        self._held = [
+            _HeldStream(s) if s is not None else None for s in (args.status, args.warning)
+        ]
+        self._contexts = contextlib.ExitStack()
+        self.app: Sphinx | None = None
+
+    def prepare(self) -> None:
+        """Make the application; its log waits in memory until :meth:`run`."""
+        from sphinx.application import Sphinx
+        from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+        args = self.args
+        self._contexts.enter_context(patch_docutils(args.confdir or args.sourcedir))
+        self._contexts.enter_context(docutils_namespace())
+        status, warning = (cast("IO[str] | None", stream) for stream in self._held)
+        try:
+            self.app = Sphinx(
+                srcdir=args.sourcedir,
+                confdir=args.confdir,
+                outdir=args.outputdir,
+                doctreedir=args.doctreedir,
+                buildername=args.builder,
+                confoverrides=args.confoverrides,
+                status=status,
+                warning=warning,
+                freshenv=args.freshenv,
+                warningiserror=args.warningiserror,
+                tags=args.tags,
+                verbosity=args.verbosity,
+                parallel=args.jobs,
+                keep_going=False,
+                pdb=args.pdb,
+                exception_on_warning=args.exception_on_warning,
+            )
+        except (Exception, KeyboardInterrupt):
+            self.app = None
+
+    def run(self, save_environment_aside: bool = False) -> int:
+        """Release the held log and build; the exit status ``sphinx-build`` would give. With
+        ``save_environment_aside`` (an incremental build of the whole site, as ``kb serve``
+        runs it), a forked copy of the process saves the environment while the pages are
+        written (:mod:`kb.upstream.sphinx_build`)."""
+        import sphinx._cli.util.errors
+
+        from .sphinx_build import build_update
+
+        args, app = self.args, self.app
+        assert app is not None
+        for stream in self._held:
+            if stream is not None:
+                stream.release()
+        aside = save_environment_aside and not args.force_all and not args.filenames
+        try:
+            with self._contexts:
+                if aside:
+                    build_update(app)
+                else:
+                    app.build(args.force_all, args.filenames)
+                return app.statuscode
+        except (Exception, KeyboardInterrupt) as exc:
+            sphinx._cli.util.errors.handle_exception(
+                exc,
+                stderr=args.error,
+                use_pdb=args.pdb,
+                print_traceback=args.verbosity or args.traceback,
+                message_log=app.messagelog,
+                extensions=app.extensions.values(),
+            )
+            return 2
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Leave the contexts :meth:`prepare` entered, without building."""
+        self._contexts.close()
+        if self._warnfp is not None:
+            self._warnfp.close()
+            self._warnfp = None
+
+
+class _HeldStream:
+    """A text stream that keeps what is written until :meth:`release`, then passes it on."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self._held: list[str] | None = []
+        self.encoding = getattr(stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if self._held is None:
+            return self._stream.write(text)
+        self._held.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._held is None:
+            self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def release(self) -> None:
+        held, self._held = self._held or [], None
+        self._stream.write("".join(held))
+        self._stream.flush()
+
+
+class EnvironmentSaver:
+    """A forked copy of this process that pickles ``env`` to ``target`` and exits."""
+
+    def __init__(self, env: BuildEnvironment, target: Path) -> None:
+        self.target = target
+        self.partial = target.with_name(target.name + ".saving")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            self._save(env)  # never returns
+
+    def _save(self, env: BuildEnvironment) -> None:
+        status = 1
+        try:
+            import gc
+
+            gc.disable()  # pickling touches every object once; a collection would touch it again
+            with open(self.partial, "wb") as handle:
+                pickle.dump(env, handle, pickle.HIGHEST_PROTOCOL)
+            os.replace(self.partial, self.target)
+            status = 0
+        except BaseException:  # noqa: BLE001  (the build reports it: this copy only exits)
+            with contextlib.suppress(BaseException):
+                traceback.print_exc()
+                self.partial.unlink(missing_ok=True)
+        finally:
+            os._exit(status)  # not the build's cleanup, nor its buffered output
+
+    def wait(self) -> None:
+        """Return once the environment is saved; raise if it could not be."""
+        _, status = os.waitpid(self.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            self.partial.unlink(missing_ok=True)
+            raise OSError(f"could not save the environment to {self.target}")
+
+    def stop(self) -> None:
+        """Stop the copy without saving (the build failed), and wait for it."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        self.partial.unlink(missing_ok=True)
+
+
+def build_update(app: Sphinx) -> None:
+    """``app.build()`` (no ``-a``, no file names: what ``kb serve`` rebuilds), the environment
+    saved by a forked copy while the pages are written."""
+    from sphinx.application import ENV_PICKLE_FILENAME
+    from sphinx.locale import __
+    from sphinx.util.build_phase import BuildPhase
+
+    builder = app.builder
+    builder.phase = BuildPhase.READING
+    try:
+        builder.compile_update_catalogs()
+        to_build = builder.get_outdated_docs()
+        if isinstance(to_build, str):
+            _build(app, ["__all__"], to_build)
+        else:
+            to_build = set(to_build)
+            summary = __("targets for %d source files that are out of date") % len(to_build)
+            _build(app, to_build, summary)
+        app.events.emit("build-finished", None)
+    except Exception as err:
+        # As Sphinx: delete the saved environment to force a fresh build next time.
+        (Path(app.doctreedir) / ENV_PICKLE_FILENAME).unlink(missing_ok=True)
+        app.events.emit("build-finished", err)
+        raise
+    _report(app)
+    builder.cleanup()
+
+
+def _build(app: Sphinx, docnames, summary: str) -> None:
+    """``Builder.build(docnames, summary, method="update")``, saving the environment aside."""
+    from sphinx._cli.util.colour import bold
+    from sphinx.application import ENV_PICKLE_FILENAME
+    from sphinx.locale import __
+    from sphinx.util import logging
+    from sphinx.util.build_phase import BuildPhase
+    from sphinx.util.display import progress_message
+    from sphinx.util.parallel import SerialTasks, parallel_available
+
+    logger = logging.getLogger("sphinx.builders")
+    builder, env = app.builder, app.env
+    logger.info(bold(__("building [%s]: ")) + summary, builder.name)
+    with nullcontext() if app._exception_on_warning else logging.pending_warnings():
+        updated_docnames = set(builder.read())
+
+    doccount = len(updated_docnames)
+    logger.info(bold(__("looking for now-outdated files... ")), nonl=True)
+    updated_docnames.update(env.check_dependents(app, updated_docnames))
+    outdated = len(updated_docnames) - doccount
+    if outdated:
+        logger.info(__("%d found"), outdated)
+    else:
+        logger.info(__("none found"))
+
+    saver = None
+    if updated_docnames:
+        saver = EnvironmentSaver(env, Path(builder.doctreedir) / ENV_PICKLE_FILENAME)
+    try:
+        if updated_docnames:
+            builder.phase = BuildPhase.CONSISTENCY_CHECK
+            with progress_message(__("checking consistency")):
+                env.check_consistency()
+        elif not docnames:
+            logger.info(bold(__("no targets are out of date.")))
+
+        builder.phase = BuildPhase.RESOLVING
+        if docnames and docnames != ["__all__"]:
+            docnames = set(docnames) & env.found_docs
+        if parallel_available and app.parallel > 1 and builder.allow_parallel:
+            builder.parallel_ok = app.is_parallel_allowed("write")
+        else:
+            builder.parallel_ok = False
+        builder.finish_tasks = SerialTasks()
+        builder.write(docnames, updated_docnames, "update")
+        builder.finish()
+        builder.finish_tasks.join()
+    except BaseException:
+        if saver is not None:
+            saver.stop()
+        raise
+    if saver is not None:
+        saver.wait()
+
+
+def _report(app: Sphinx) -> None:
+    """The end of ``Sphinx.build``: the status code and the closing line."""
+    from sphinx._cli.util.colour import bold
+    from sphinx.locale import __
+    from sphinx.util import logging
+
+    logger = logging.getLogger("sphinx.application")
+    warnings = app._warncount
+    if warnings == 0:
+        if app.statuscode != 0:
+            logger.info(bold(__("build finished with problems.")))
+        else:
+            logger.info(bold(__("build succeeded.")))
+    elif warnings == 1:
+        if app._fail_on_warnings:
+            app.statuscode = 1
+            message = __(
+                "build finished with problems, 1 warning (with warnings treated as errors)."
+            )
+        elif app.statuscode != 0:
+            message = __("build finished with problems, 1 warning.")
+        else:
+            message = __("build succeeded, 1 warning.")
+        logger.info(bold(message))
+    else:
+        if app._fail_on_warnings:
+            app.statuscode = 1
+            message = __(
+                "build finished with problems, %s warnings (with warnings treated as errors)."
+            )
+        elif app.statuscode != 0:
+            message = __("build finished with problems, %s warnings.")
+        else:
+            message = __("build succeeded, %s warnings.")
+        logger.info(bold(message), warnings)
+    if app.statuscode == 0 and app.builder.epilog:
+        from sphinx.util.osutil import relpath
+
+        logger.info("")
+        logger.info(
+            app.builder.epilog, {"outdir": relpath(app.outdir), "project": app.config.project}
+        )
