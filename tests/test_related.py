@@ -85,7 +85,8 @@ def _post(name: str, day: int, tags=(), category="Article", series="") -> Post:
 
     when = datetime(2025, 1, day, tzinfo=UTC)
     labels = tuple(Label("tag", tag, f"blog/tag/{tag}") for tag in tags)
-    category_label = (Label("category", category, f"blog/category/{category}"),)
+    names = (category,) if isinstance(category, str) else tuple(category)
+    category_label = tuple(Label("category", name, f"blog/category/{name}") for name in names)
     year = Label("year", "2025", "blog/2025")
     return Post(name, name, when, when, (), category_label, labels, year, "", "", 0, "", series)
 
@@ -167,7 +168,7 @@ def _naive_lists(posts: list[Post], terms: dict, count: int) -> dict[str, list[s
         st.tuples(
             st.integers(1, 28),  # day
             st.sets(st.sampled_from("abcdefgh"), max_size=8),  # tags (7 or 8: counted)
-            st.sampled_from(["Article", "Benchmarks"]),
+            st.sets(st.sampled_from(["Article", "Benchmarks", "Notes"]), max_size=2),
             st.sampled_from(["", "", "", "s1", "s2"]),  # series
             st.lists(st.sampled_from(["warp", "tile", "fp8", "tma", "shuffle"]), max_size=4),
         ),
@@ -179,6 +180,6 @@ def test_the_lists_are_those_of_one_plain_sort(specs, count) -> None:
     posts, terms = [], {}
     for number, (day, tags, category, series, words) in enumerate(specs):
         name = f"p{number:02d}"
-        posts.append(_post(name, day, sorted(tags), category, series))
+        posts.append(_post(name, day, sorted(tags), sorted(category), series))
         terms[name] = top_terms(" ".join(words))
     assert related_lists(posts, terms, count) == _naive_lists(posts, terms, count)

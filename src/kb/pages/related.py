@@ -21,6 +21,7 @@ import math
 import re
 from collections import Counter
 from itertools import combinations
+from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -126,13 +127,15 @@ def similarity(a: dict[str, int], b: dict[str, int]) -> float:
     return score(a, b) / SCALE**2  # exact: a power of two, and a score is below 2**53
 
 
-class _Scores:
-    """Every post's vector as a row of term numbers and weights, so that one post's scores
-    against many others take a few array operations. Comparing pairs one at a time in Python
-    took 30 s of adding a post at 10,000 posts (a million pairs); the sums are the same
-    whole numbers :func:`score` gives."""
+class _Ranking:
+    """What ranks posts, as arrays indexed by a post's place in the list: every post's vector
+    as a row of term numbers and weights, its categories as a row of 0s and 1s, its date and
+    its docname's place in sorted order. One post's ranking of many others is then a few
+    array operations. Comparing them one at a time in Python took 2.7 s of an edit at 10,000
+    posts (and pairs of vectors, 30 s of adding a post); the sums are the same whole numbers
+    :func:`score` gives, and the order the same as sorting by the keys in Python."""
 
-    def __init__(self, vector: dict[str, dict[str, int]]) -> None:
+    def __init__(self, posts: list[Post], vector: dict[str, dict[str, int]]) -> None:
         import numpy  # only when lists are computed: not on a build that reuses them
 
         self.numpy = numpy
@@ -141,22 +144,62 @@ class _Scores:
         }
         unused = len(numbers)  # pads shorter rows; its weight is always 0
         width = max((len(v) for v in vector.values()), default=0) or 1
-        self.row = {docname: n for n, docname in enumerate(vector)}
-        self.terms = numpy.full((len(vector), width), unused, dtype=numpy.intp)
-        self.weights = numpy.zeros((len(vector), width), dtype=numpy.int64)
-        for n, weights in enumerate(vector.values()):
+        self.terms = numpy.full((len(posts), width), unused, dtype=numpy.intp)
+        self.weights = numpy.zeros((len(posts), width), dtype=numpy.int64)
+        for n, post in enumerate(posts):
+            weights = vector[post.docname]
             self.terms[n, : len(weights)] = [numbers[term] for term in weights]
             self.weights[n, : len(weights)] = list(weights.values())
         self.mine = numpy.zeros(unused + 1, dtype=numpy.int64)  # one post's weight per term
+        names = {
+            name: n for n, name in enumerate(sorted({c.name for p in posts for c in p.categories}))
+        }
+        self.categories = numpy.zeros((len(posts), max(len(names), 1)), dtype=numpy.int64)
+        for n, post in enumerate(posts):
+            self.categories[n, [names[c.name] for c in post.categories]] = 1
+        self.newest_first = numpy.array([-p.date.timestamp() for p in posts], dtype=numpy.float64)
+        self.by_name = numpy.empty(len(posts), dtype=numpy.intp)
+        self.by_name[sorted(range(len(posts)), key=lambda n: posts[n].docname)] = numpy.arange(
+            len(posts)
+        )
 
-    def scores(self, me: str, docnames: list[str]) -> list[int]:
-        """:func:`score` of ``me`` with each of ``docnames``."""
-        row = self.row[me]
-        self.mine[self.terms[row]] = self.weights[row]
-        rows = self.numpy.array([self.row[d] for d in docnames], dtype=self.numpy.intp)
+    def rows(self, posts) -> Any:
+        """An array of post numbers, from any collection of them."""
+        return self.numpy.fromiter(posts, dtype=self.numpy.intp, count=len(posts))
+
+    def scores(self, me: int, rows) -> Any:
+        """:func:`score` of post ``me`` with each of ``rows``."""
+        self.mine[self.terms[me]] = self.weights[me]
         sums = (self.mine[self.terms[rows]] * self.weights[rows]).sum(axis=1)
-        self.mine[self.terms[row]] = 0
-        return sums.tolist()
+        self.mine[self.terms[me]] = 0
+        return sums
+
+    def best(self, me: int, rows, wanted: int) -> list[tuple[int, int, int]]:
+        """The first ``wanted`` of ``rows`` for post ``me``, best first: more shared
+        categories, more similar text, newer, by docname; each as (shared categories, text
+        score, post). Text is compared only in the groups of shared categories that the list
+        reaches."""
+        numpy = self.numpy
+        if wanted <= 0 or not len(rows):
+            return []
+        shared = self.categories[rows] @ self.categories[me]
+        best: list[tuple[int, int, int]] = []
+        for overlap in sorted(set(shared.tolist()), reverse=True):
+            if len(best) >= wanted:
+                break
+            group = rows[shared == overlap]
+            text = self.scores(me, group)
+            ranked = numpy.lexsort((self.by_name[group], self.newest_first[group], -text))
+            ranked = ranked[: wanted - len(best)]
+            best.extend(
+                zip(
+                    [overlap] * len(ranked),
+                    text[ranked].tolist(),
+                    group[ranked].tolist(),
+                    strict=True,
+                )
+            )
+        return best
 
 
 #: A post with more tags than this finds its tiers by counting every post that shares a tag
@@ -173,67 +216,44 @@ def related_lists(
     them for every post (that was quadratic: 0.6 s at 1000 posts, 79 s at 10,000). The tiers
     of shared tags come from intersecting the posts of its tags, most tags first, and the
     intersections stop once the list is full; only the last tier that is cut needs the text
-    similarity of all its posts."""
-    scores = _Scores(vectors({p.docname: terms.get(p.docname, ()) for p in posts}))
-    by_name = {p.docname: p for p in posts}
-    newest_first = {p.docname: -p.date.timestamp() for p in posts}
-    categories = {p.docname: frozenset(c.name for c in p.categories) for p in posts}
-    tags_of = {p.docname: frozenset(t.name for t in p.tags) for p in posts}
-    tagged: dict[str, set[str]] = {}
-    by_series: dict[str, list[str]] = {}
-    for post in posts:
-        for tag in tags_of[post.docname]:
-            tagged.setdefault(tag, set()).add(post.docname)
+    similarity of all its posts. Posts are numbered by their place in ``posts``."""
+    ranking = _Ranking(posts, vectors({p.docname: terms.get(p.docname, ()) for p in posts}))
+    tags_of = [frozenset(t.name for t in p.tags) for p in posts]
+    tagged: dict[str, set[int]] = {}
+    by_series: dict[str, list[int]] = {}
+    for me, post in enumerate(posts):
+        for tag in tags_of[me]:
+            tagged.setdefault(tag, set()).add(me)
         if post.series:
-            by_series.setdefault(post.series, []).append(post.docname)
+            by_series.setdefault(post.series, []).append(me)
     result = {}
     tiers: dict[frozenset, _TagTiers] = {}  # posts with the same tags have the same tiers
 
-    for post in posts:
-        me = post.docname
-
-        def order(docnames, wanted: int, me=me) -> list[tuple]:
-            """The first ``wanted`` of one tier, best first: more shared categories, more
-            similar text, newer, by name. Text is compared only in the sub-tiers that the
-            categories leave to it."""
-            by_categories: dict[int, list[str]] = {}
-            for docname in docnames:
-                overlap = len(categories[me] & categories[docname])
-                by_categories.setdefault(overlap, []).append(docname)
-            keyed: list[tuple] = []
-            for overlap in sorted(by_categories, reverse=True):
-                if len(keyed) >= wanted:
-                    break
-                group = by_categories[overlap]
-                part = [
-                    (-overlap, -text, newest_first[docname], docname)
-                    for docname, text in zip(group, scores.scores(me, group), strict=True)
-                ]
-                part.sort()
-                keyed.extend(part)
-            return keyed[:wanted]
-
-        series = [d for d in by_series.get(post.series, ()) if d != me] if post.series else []
+    for me, post in enumerate(posts):
+        series = [n for n in by_series.get(post.series, ()) if n != me] if post.series else []
         # The series first (by shared tags, then as any tier), then a tier per number of
         # shared tags, most first.
-        shared_tags = {d: len(tags_of[d] & tags_of[me]) for d in series}
-        chosen = [
-            k[3] for k in sorted(order(series, len(series)), key=lambda k: -shared_tags[k[3]])
-        ][:count]
+        shared_tags = {n: len(tags_of[n] & tags_of[me]) for n in series}
+        in_order = ranking.best(me, ranking.rows(series), len(series))
+        chosen = [k[2] for k in sorted(in_order, key=lambda k: -shared_tags[k[2]])][:count]
         left_out = {me, *series}
         if tags_of[me] not in tiers:
             tiers[tags_of[me]] = _TagTiers(tags_of[me], tagged)
         for tier in tiers[tags_of[me]]:
             if len(chosen) >= count:
                 break
-            chosen.extend(k[3] for k in order(tier - left_out, count - len(chosen)))
+            rows = ranking.rows(tier - left_out)
+            chosen.extend(k[2] for k in ranking.best(me, rows, count - len(chosen)))
         if len(chosen) < count:  # posts that share no tag: a category or some words
-            taken = {me, *chosen}
-            sharing = set().union(*(tagged[tag] for tag in tags_of[me]))
-            rest = order([d for d in by_name if d not in taken and d not in sharing], len(by_name))
-            chosen.extend(k[3] for k in rest if k[0] < 0 or k[1] < 0)
-            chosen = chosen[:count]
-        result[me] = chosen
+            rest = ranking.numpy.ones(len(posts), dtype=bool)
+            rest[[me, *chosen]] = False
+            for tag in tags_of[me]:
+                rest[ranking.rows(tagged[tag])] = False
+            # In the order, the posts that share a category or some words come first: the
+            # first that many hold all of them that fit.
+            ranked = ranking.best(me, ranking.numpy.flatnonzero(rest), count - len(chosen))
+            chosen.extend(k[2] for k in ranked if k[0] > 0 or k[1] > 0)
+        result[post.docname] = [posts[n].docname for n in chosen]
     return result
 
 
@@ -241,11 +261,11 @@ class _TagTiers:
     """The posts that share exactly k of a set of tags, for k from all of them down to one,
     each tier computed only when a list needs it, and once for every post with these tags."""
 
-    def __init__(self, tags: frozenset, tagged: dict[str, set[str]]) -> None:
+    def __init__(self, tags: frozenset, tagged: dict[str, set[int]]) -> None:
         self.tagged = tagged
         self.mine = sorted(tags, key=lambda tag: (len(tagged[tag]), tag))
-        self.made: list[set[str]] = []
-        self.seen: set[str] = set()
+        self.made: list[set[int]] = []
+        self.seen: set[int] = set()
         self.shared: Counter | None = None
         if len(self.mine) > MAX_COMBINED_TAGS:
             self.shared = Counter(d for tag in self.mine for d in tagged[tag])
@@ -256,7 +276,7 @@ class _TagTiers:
                 self.made.append(self._tier(len(self.mine) - number))
             yield self.made[number]
 
-    def _tier(self, k: int) -> set[str]:
+    def _tier(self, k: int) -> set[int]:
         if self.shared is not None:
             return {d for d, n in self.shared.items() if n == k}
         at_least = set()
