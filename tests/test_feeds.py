@@ -695,6 +695,38 @@ def test_unchanged_feeds_are_not_even_serialized(make_app, tmp_path, monkeypatch
     assert len(serialized) == 3 * len(SCOPES)
 
 
+@pytest.mark.slow
+def test_an_added_post_serializes_only_the_feeds_that_hold_it(make_app, tmp_path, monkeypatch):
+    """Each feed is signed on its own: a new Benchmarks post makes the site's feed and the
+    Benchmarks feed again, not Article's; the files are those of a clean build."""
+    srcdir = tmp_path / "site"
+    shutil.copytree(ROOT, srcdir)
+    build_copy(make_app, srcdir)
+    (srcdir / "posts" / "new-bench.md").write_text(
+        "---\nblogpost: true\ndate: 2024-04-02\ncategory: Benchmarks\nauthor: ada\n---\n\n"
+        "# A new benchmark\n\nFresh figures.\n",
+        encoding="utf-8",
+    )
+    serialized = []
+
+    def counting(writer):
+        def write(feed):
+            serialized.append(feed.self_urls["atom"].removeprefix(BASE))
+            return writer(feed)
+
+        return write
+
+    monkeypatch.setattr(
+        feedformats, "WRITERS", {fmt: counting(w) for fmt, w in feedformats.WRITERS.items()}
+    )
+    outdir = build_copy(make_app, srcdir)
+    assert sorted(set(serialized)) == ["feeds/atom.xml", "feeds/category/benchmarks/atom.xml"]
+    monkeypatch.undo()
+    clean = tmp_path / "clean"
+    shutil.copytree(srcdir, clean, ignore=shutil.ignore_patterns("_build"))
+    assert feed_bytes(outdir) == feed_bytes(build_copy(make_app, clean))
+
+
 def test_tags_sharing_a_feed_url_are_reported(make_app, tmp_path):
     # Reported once, by the front-matter checks at the post's tags line (the feeds' own
     # warning, which had no location, leaves tags and series to them).

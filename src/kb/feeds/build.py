@@ -54,50 +54,51 @@ logger = logging.getLogger(__name__)
 
 
 def write_feeds(app: Sphinx) -> dict[Path, bool]:
-    """Write every feed; return each file with whether it was (re)written."""
+    """Write every feed whose posts or settings changed; return each file with whether it was
+    (re)written."""
     base = site_url(app)
     catalog = get_catalog(app)
     scopes = feed_scopes(app, catalog)
-    needed = {post.key: post for scope in scopes for post in scope.posts}
+    feed_formats = build_state(app).config.feed_formats
     outdir = Path(app.outdir)
     paths = {
-        (scope.path, fmt): outdir / scope.path / FORMATS[fmt][0]
+        scope.path: [outdir / scope.path / FORMATS[fmt][0] for fmt in feed_formats]
         for scope in scopes
-        for fmt in build_state(app).config.feed_formats
     }
-    if _feeds_are_current(app, base, scopes, needed.values(), paths.values()):
-        return dict.fromkeys(paths.values(), False)
+    stale = [scope for scope in scopes if not _feed_is_current(app, base, scope, paths[scope.path])]
+    needed = {post.key: post for scope in stale for post in scope.posts}
     items = {name: feed_item(app, catalog, post, base) for name, post in sorted(needed.items())}
-    written = {}
-    for scope in scopes:
+    written = {path: False for files in paths.values() for path in files}
+    for scope in stale:
         feed = build_feed(app, scope, items, base)
-        for fmt in build_state(app).config.feed_formats:
-            path = paths[scope.path, fmt]
+        for fmt, path in zip(feed_formats, paths[scope.path], strict=True):
             written[path] = write_if_changed(path, formats.WRITERS[fmt](feed))
     _remove_stale(outdir / FEEDS_DIR, set(written))
     return written
 
 
-def _feeds_are_current(app: Sphinx, base: str, scopes, posts, paths) -> bool:
-    """Whether the feeds on disk are those this build would write (a no-change rebuild).
+def _feed_is_current(app: Sphinx, base: str, scope: Scope, paths: list[Path]) -> bool:
+    """Whether one feed's files on disk are those this build would write: a post added to a
+    category rewrites that category's feeds, the site's, its tags' and its authors', not the
+    others.
 
-    Signed by what the items show of each post (its catalog fingerprint), which posts each
-    feed holds, and the settings (in the base signature). Full-text items show whole posts,
+    Signed by what the items show of each of its posts (its catalog fingerprint), which posts
+    it holds, and the settings (in the base signature). Full-text items show whole posts,
     which the fingerprint does not cover: those feeds are always written out again.
     """
     if build_state(app).config.feed_fulltext:
         return False
     signature = page_signature(
         app,
-        "feeds",
+        "feed",
         app.builder.name,
         base,
         fallback_date().isoformat(),
-        *(f"{s.path}|{s.title}|{s.description}|{s.home_docname}" for s in scopes),
-        *(",".join(post.key for post in s.posts) for s in scopes),
-        *(post.fingerprint() for post in posts),
+        f"{scope.path}|{scope.title}|{scope.description}|{scope.home_docname}",
+        ",".join(post.key for post in scope.posts),
+        *(post.fingerprint() for post in scope.posts),
     )
-    return is_current(app, FEEDS_DIR, signature, paths)
+    return is_current(app, f"{FEEDS_DIR}:{scope.path}", signature, paths)
 
 
 def _remove_stale(folder: Path, current: set[Path]) -> None:
