@@ -16,11 +16,9 @@ AXE_VERSION ?= 4.14.1
 AXE_JS := $(VNU_DIR)/node_modules/axe-core/axe.min.js
 
 # The suite runs in parallel, one pytest-xdist worker per core; a test file's tests stay in one
-# worker, so a root a module builds once is built once. The files start in the order
-# tests/conftest.py gives them (the longest first), not in pytest-xdist's own (the most tests
-# first). Coverage of src/kb is measured (in the pytest processes) and the run fails under
-# COVERAGE_MIN percent.
-PYTEST_PARALLEL ?= -n auto --dist loadfile --no-loadscope-reorder
+# worker, so a root a module builds once is built once. Coverage of src/kb is measured (in the
+# pytest processes) and the run fails under COVERAGE_MIN percent.
+PYTEST_PARALLEL ?= -n auto --dist loadfile
 # A run of part of the suite (PYTEST_ARGS) cannot reach the bound: it is checked on whole runs.
 COVERAGE_MIN ?= $(if $(PYTEST_ARGS),0,90)
 
