@@ -72,33 +72,11 @@ def _tier(item: pytest.Item) -> str:
     return "build"
 
 
-#: The order test files start in: a file with a ``long`` test first, then by the heaviest
-#: tier among their tests, then the most tests of that tier first. pytest-xdist hands each
-#: worker the next file in this order, so the longest tend to come first and the short ones
-#: fill in at the end, instead of one worker running a long file while the other waits (in
-#: collection order the two workers' totals differed by 15 s of 350).
-TIER_ORDER = ("browser", "slow", "site", "build", "unit")
-
-
 def pytest_collection_modifyitems(config, items):
-    tiers: dict[str, list[int]] = {}
-    long: set[str] = set()
     for item in items:
         tier = _tier(item)
         if not item.get_closest_marker(tier):
             item.add_marker(getattr(pytest.mark, tier))
-        tiers.setdefault(_module(item), []).append(TIER_ORDER.index(tier))
-        if item.get_closest_marker("long"):
-            long.add(_module(item))
-    weight = {}
-    for n, (module, found) in enumerate(tiers.items()):
-        heaviest = min(found)
-        weight[module] = (module not in long, heaviest, -found.count(heaviest), n)
-    items.sort(key=lambda item: weight[_module(item)])
-
-
-def _module(item: pytest.Item) -> str:
-    return item.nodeid.partition("::")[0]
 
 
 @pytest.fixture(scope="session")

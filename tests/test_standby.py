@@ -327,7 +327,6 @@ def _apply(site: Path, kind: str, number: int, step: int) -> bool:
     return kind in ("title", "body", "delete", "rename") and "date: 2999" not in text
 
 
-@pytest.mark.long
 @pytest.mark.slow
 @settings(
     # KB_STANDBY_EXAMPLES=50 for a longer hunt; 2 (and the examples) keep `make test` quick.

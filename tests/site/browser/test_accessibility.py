@@ -73,7 +73,6 @@ def every_page(site: Path) -> list[str]:
     )
 
 
-@pytest.mark.long
 def test_every_page_at_desktop_and_phone_widths(
     axe, context_factory, site_url, built_site, offsite
 ):
