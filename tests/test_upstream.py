@@ -457,6 +457,25 @@ def test_the_copy_that_saves_the_environment_replaces_the_file_whole_or_not_at_a
     assert sorted(p.name for p in tmp_path.iterdir()) == ["environment.pickle"]
 
 
+def test_without_a_forked_copy_the_environment_is_saved_at_once(tmp_path, monkeypatch):
+    """No memory for a copy (fork fails): the build pickles it itself, as Sphinx would."""
+    from kb.upstream import sphinx_build
+
+    def no_fork():
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(sphinx_build.os, "fork", no_fork)
+    target = tmp_path / "environment.pickle"
+    saver = sphinx_build.EnvironmentSaver({"docs": ["c"]}, target)
+    assert pickle.loads(target.read_bytes()) == {"docs": ["c"]}
+    saver.wait()
+    saver.stop()
+    with pytest.raises(TypeError, match="not today"):
+        sphinx_build.EnvironmentSaver(_Unpicklable(), target)
+    assert pickle.loads(target.read_bytes()) == {"docs": ["c"]}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["environment.pickle"]
+
+
 def test_sphinx_finds_files_when_kb_core_finding_expects(make_app, tmp_path):
     from sphinx.application import Sphinx
     from sphinx.builders import Builder

@@ -181,16 +181,31 @@ class _HeldStream:
 
 
 class EnvironmentSaver:
-    """A forked copy of this process that pickles ``env`` to ``target`` and exits."""
+    """A forked copy of this process that pickles ``env`` to ``target`` and exits; where no
+    copy can be forked (no memory for one), this process pickles it at once, as Sphinx does."""
 
     def __init__(self, env: BuildEnvironment, target: Path) -> None:
         self.target = target
         self.partial = target.with_name(target.name + ".saving")
         sys.stdout.flush()
         sys.stderr.flush()
-        self.pid = os.fork()
+        try:
+            self.pid: int | None = os.fork()
+        except OSError:
+            self.pid = None
+            self._write(env)  # raises as Sphinx's own pickling would
+            return
         if self.pid == 0:
             self._save(env)  # never returns
+
+    def _write(self, env: BuildEnvironment) -> None:
+        try:
+            with open(self.partial, "wb") as handle:
+                pickle.dump(env, handle, pickle.HIGHEST_PROTOCOL)
+            os.replace(self.partial, self.target)
+        except BaseException:
+            self.partial.unlink(missing_ok=True)
+            raise
 
     def _save(self, env: BuildEnvironment) -> None:
         status = 1
@@ -198,19 +213,18 @@ class EnvironmentSaver:
             import gc
 
             gc.disable()  # pickling touches every object once; a collection would touch it again
-            with open(self.partial, "wb") as handle:
-                pickle.dump(env, handle, pickle.HIGHEST_PROTOCOL)
-            os.replace(self.partial, self.target)
+            self._write(env)
             status = 0
         except BaseException:  # noqa: BLE001  (the build reports it: this copy only exits)
             with contextlib.suppress(BaseException):
                 traceback.print_exc()
-                self.partial.unlink(missing_ok=True)
         finally:
             os._exit(status)  # not the build's cleanup, nor its buffered output
 
     def wait(self) -> None:
         """Return once the environment is saved; raise if it could not be."""
+        if self.pid is None:
+            return
         _, status = os.waitpid(self.pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
             self.partial.unlink(missing_ok=True)
@@ -218,6 +232,8 @@ class EnvironmentSaver:
 
     def stop(self) -> None:
         """Stop the copy without saving (the build failed), and wait for it."""
+        if self.pid is None:
+            return
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
