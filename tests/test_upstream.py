@@ -402,6 +402,35 @@ def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_pa
     assert titles[0] == titles[1]
 
 
+@pytest.mark.parametrize("links", [0, 1, 2])
+def test_saving_aside_ends_with_sphinxs_status_and_closing_line(tmp_path, capsys, links):
+    """With warnings as errors (-W), none, one or two broken links give the status code and
+    the closing line that sphinx-build gives."""
+    from sphinx.cmd import build as cmd
+
+    sites = [copy_root("listings", tmp_path / name) for name in ("sphinx", "aside")]
+    arguments = [["-b", "html", "-W", str(site), str(site / "_build/html")] for site in sites]
+    for site, argv in zip(sites, arguments, strict=True):
+        assert cmd.build_main([*argv, "-q"]) == 0
+        with (site / "posts/post-05.md").open("a", encoding="utf-8") as post:
+            post.write(
+                "\nAn edit.\n" + "".join(f"\n[gone](missing-{n}.md)\n" for n in range(links))
+            )
+    capsys.readouterr()
+    statuses = [cmd.build_main(arguments[0])]
+    outputs = [capsys.readouterr().out]
+    prepared = upstream_sphinx_build.PreparedBuild(arguments[1])
+    prepared.prepare()
+    statuses.append(prepared.run(save_environment_aside=True))
+    outputs.append(capsys.readouterr().out)
+    assert statuses == [1 if links else 0] * 2
+    closing = [[line for line in out.splitlines() if line.startswith("build ")] for out in outputs]
+    assert closing[0] == closing[1] and len(closing[0]) == 1
+    if links:
+        assert "(with warnings treated as errors)" in closing[1][0]
+        assert f"{links} warning" in closing[1][0]
+
+
 def test_a_build_that_fails_while_the_environment_is_saved_aside_keeps_none(tmp_path):
     """As Sphinx: a failed build deletes the saved environment (the next starts afresh), and
     the copy that was saving it leaves no file behind."""

@@ -15,7 +15,6 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from datetime import date
-from glob import glob
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -35,6 +34,7 @@ from .checks.sanitize import Policy
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
 from .checks.sourcefiles import Unsafe, excluded_by, unsafe_sources
 from .config import KbConfig
+from .upstream.ablog import pattern_matches
 
 DEFAULT_PATTERN = "posts/**/*.md"
 
@@ -106,13 +106,10 @@ class Site:
 
     def post_paths(self) -> list[Path]:
         patterns = self.conf.get("blog_post_pattern") or [DEFAULT_PATTERN]
-        if isinstance(patterns, str):
-            patterns = [patterns]
         found = {
-            Path(match)
-            for pattern in patterns
-            for match in glob(os.path.join(self.root, pattern), recursive=True)
-            if match.endswith(DOC_SUFFIXES) and os.path.isfile(match)
+            Path(self.root, relpath)
+            for relpath in pattern_matches(self.root, patterns)  # as ablog globs, and the build
+            if relpath.endswith(DOC_SUFFIXES) and os.path.isfile(os.path.join(self.root, relpath))
         }
         if self.unsafe.left_out:  # what the build never reads, nor walks into
             found = {

@@ -323,41 +323,42 @@ def _build(app: Sphinx, docnames, summary: str) -> None:
         saver.wait()
 
 
+#: ``Sphinx.build``'s closing lines, by the number of warnings (none, one, more) and how the
+#: build ended, in Sphinx's own words (its message catalogs translate them).
+_CLOSING_LINES = {
+    ("none", "succeeded"): "build succeeded.",
+    ("none", "problems"): "build finished with problems.",
+    ("one", "succeeded"): "build succeeded, 1 warning.",
+    ("one", "problems"): "build finished with problems, 1 warning.",
+    ("one", "errors"): "build finished with problems, 1 warning (with warnings treated as errors).",
+    ("more", "succeeded"): "build succeeded, %s warnings.",
+    ("more", "problems"): "build finished with problems, %s warnings.",
+    ("more", "errors"): (
+        "build finished with problems, %s warnings (with warnings treated as errors)."
+    ),
+}
+
+
 def _report(app: Sphinx) -> None:
-    """The end of ``Sphinx.build``: the status code and the closing line."""
+    """The end of ``Sphinx.build``: the status code (1 for warnings that are errors) and the
+    closing line."""
     from sphinx._cli.util.colour import bold
     from sphinx.locale import __
     from sphinx.util import logging
 
     logger = logging.getLogger("sphinx.application")
     warnings = app._warncount
-    if warnings == 0:
-        if app.statuscode != 0:
-            logger.info(bold(__("build finished with problems.")))
-        else:
-            logger.info(bold(__("build succeeded.")))
-    elif warnings == 1:
-        if app._fail_on_warnings:
-            app.statuscode = 1
-            message = __(
-                "build finished with problems, 1 warning (with warnings treated as errors)."
-            )
-        elif app.statuscode != 0:
-            message = __("build finished with problems, 1 warning.")
-        else:
-            message = __("build succeeded, 1 warning.")
-        logger.info(bold(message))
+    if warnings and app._fail_on_warnings:
+        app.statuscode = 1
+        ending = "errors"
     else:
-        if app._fail_on_warnings:
-            app.statuscode = 1
-            message = __(
-                "build finished with problems, %s warnings (with warnings treated as errors)."
-            )
-        elif app.statuscode != 0:
-            message = __("build finished with problems, %s warnings.")
-        else:
-            message = __("build succeeded, %s warnings.")
-        logger.info(bold(message), warnings)
+        ending = "problems" if app.statuscode != 0 else "succeeded"
+    count = "none" if warnings == 0 else "one" if warnings == 1 else "more"
+    line = bold(__(_CLOSING_LINES[count, ending]))
+    if count == "more":
+        logger.info(line, warnings)
+    else:
+        logger.info(line)
     if app.statuscode == 0 and app.builder.epilog:
         from sphinx.util.osutil import relpath
 
