@@ -300,6 +300,21 @@ def _other_form(form: str, fields: list[str], title: str, paragraph: str) -> str
         )
     ]
 )
+# Found by this test: two files of one page, both named in NFD. The build also said of the
+# second, which is refused unread, that its name is not NFC; kb check, which leaves refused
+# files out of its list of names, said only why it was refused. Now the build does the same.
+@example(
+    written=[
+        (
+            f"posts/2030/{unicodedata.normalize('NFD', 'crème-brûlée')}.md",
+            b"---\nblogpost: true\ncategory: Article\nauthor: mira\n---\n\nNo title.\n",
+        ),
+        (
+            f"posts/2030/{unicodedata.normalize('NFD', 'crème-brûlée')}.rst",
+            b":blogpost: true\n:category: Article\n:author: mira\n\n\n\n",
+        ),
+    ]
+)
 # Found by this test: two files of one page (0.md and 0.rst) gave Sphinx's "multiple files
 # found" with no line, and kb check's slug clash; both now refuse the second file at its line 1
 # (kb.checks.sourcefiles), and the build leaves it unread.

@@ -32,7 +32,7 @@ from .checks.pages import check_page, says_blogpost
 from .checks.rawhtml import markdown_problems
 from .checks.sanitize import Policy
 from .checks.sitechecks import DOC_SUFFIXES, check_site, unicode_names
-from .checks.sourcefiles import Unsafe, excluded_by, unsafe_sources
+from .checks.sourcefiles import Unsafe, excluded_by, is_left_out, unsafe_sources
 from .config import KbConfig
 from .upstream.ablog import pattern_matches
 
@@ -99,11 +99,6 @@ class Site:
             excluded=excluded_by([*self.conf.get("exclude_patterns", []), *EXCLUDE_PATHS]),
         )
 
-    def _unread(self, relpath: str) -> bool:
-        return any(
-            relpath == left or relpath.startswith(f"{left}/") for left in self.unsafe.left_out
-        )
-
     def post_paths(self) -> list[Path]:
         patterns = self.conf.get("blog_post_pattern") or [DEFAULT_PATTERN]
         found = {
@@ -115,7 +110,9 @@ class Site:
             found = {
                 path
                 for path in found
-                if not self._unread(os.path.relpath(path, self.root).replace(os.sep, "/"))
+                if not is_left_out(
+                    os.path.relpath(path, self.root).replace(os.sep, "/"), self.unsafe.left_out
+                )
             }
         return sorted(found)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +40,11 @@ class Unsafe:
     def refuse(self, relpath: str, message: str, **values) -> None:
         self.left_out.append(relpath)
         self.problems.setdefault(relpath, []).append(Problem(1, say(message, **values), "file"))
+
+
+def is_left_out(relpath: str, left_out: Iterable[str]) -> bool:
+    """Whether ``relpath`` is a path the walk left unread, or lies in a folder it left."""
+    return any(relpath == left or relpath.startswith(f"{left}/") for left in left_out)
 
 
 def post_folders(patterns) -> list[str]:

@@ -48,6 +48,7 @@ from ..checks.frontmatter import (
 from ..checks.notebook import check_source
 from ..checks.postforms import fields_as_text
 from ..checks.sitechecks import DOC_SUFFIXES, check_site, link_docname, unicode_names
+from ..checks.sourcefiles import is_left_out
 from ..upstream.ablog import pattern_matches
 from . import ablog, events
 from .catalog import source
@@ -152,7 +153,11 @@ def _drop_field(docinfo: nodes.docinfo | None, key: str) -> None:
 def _before_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     """Report and leave out the sources Sphinx would crash on or never find."""
     srcdir = Path(env.srcdir)
-    for relpath, problems in unicode_names(_post_files(app)).items():
+    # Of the files a walk refused (kb.checks.sourcefiles), only why it refused them is said,
+    # as kb check says it: they are not in the list of names either (kb.site.Site.post_paths).
+    refused = build_state(app).refused_sources
+    named = [path for path in _post_files(app) if not is_left_out(path, refused)]
+    for relpath, problems in unicode_names(named).items():
         for problem in problems:
             _warn(problem, path=srcdir / relpath)
     for docname in list(docnames):
