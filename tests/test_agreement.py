@@ -307,6 +307,18 @@ def _other_form(form: str, fields: list[str], title: str, paragraph: str) -> str
         )
     ]
 )
+# Found by this test: an rst field given twice, the first value markup to docutils (``a_`` is
+# a reference to a target "a"). Only the value kb check reads, the last, reached docutils as
+# text, and docutils' "Unknown target name" had no words of kb check. Now every line is text.
+@example(
+    written=[
+        (
+            "posts/2030/0.rst",
+            b":blogpost: true\n:date: 2000-01-01\n:category: Article\n:author: mira\n"
+            b':tags: ["a_"]\n:tags: !!binary aGVsbG8=\n\n\n\n',
+        )
+    ]
+)
 # Found by this test: two files of one page, both named in NFD. The build also said of the
 # second, which is refused unread, that its name is not NFC; kb check, which leaves refused
 # files out of its list of names, said only why it was refused. Now the build does the same.

@@ -93,18 +93,24 @@ def _rst_field_list(lines: list[str], number: int) -> tuple[dict[str, Field], in
 def read_rst_fields(text: str) -> tuple[dict[str, Field], int]:
     """The docinfo field list of an rst file (before its title, or right after it) and the
     line (1-based) its body starts on."""
-    lines = text.split("\n")
+    fields, _, after = _docinfo_field_list(text.split("\n"))
+    return (fields, after + 1) if fields else ({}, 1)
+
+
+def _docinfo_field_list(lines: list[str]) -> tuple[dict[str, Field], int, int]:
+    """The docinfo field list: its fields, its first line and the line after it (0-based);
+    no fields where there is none."""
     first = _skip_blank_and_comments(lines, 0)
     fields, after = _rst_field_list(lines, first)
     if fields:
-        return fields, after + 1
+        return fields, first, after
     title, at = rst_title(lines, first)
     if title and at == first or (at == first + 1 and _UNDERLINE.match(lines[first])):
         below = _skip_blank_and_comments(lines, at + 2)
         fields, after = _rst_field_list(lines, below)
         if fields:
-            return fields, after + 1
-    return {}, 1
+            return fields, below, after
+    return {}, 0, 0
 
 
 #: What reStructuredText may read as markup in a field's value (a line of ``????`` is a
@@ -116,24 +122,20 @@ def fields_as_text(text: str) -> str:
     """An rst post whose docinfo field list (:func:`read_rst_fields`) has each value's
     punctuation escaped, line for line: ablog's fields are text, as ``kb check`` reads them,
     never reStructuredText markup that docutils would refuse or read as something else
-    (``:redirect: ????`` is a transition there). docutils gives the same text back."""
-    fields, _ = read_rst_fields(text)
-    if not fields:
-        return text
+    (``:redirect: ????`` is a transition there). docutils gives the same text back. Every
+    line of the list, a key given twice included (its first value is docutils' too)."""
     lines = text.split("\n")
-    for item in fields.values():
-        number = item.line - 1
+    _, first, after = _docinfo_field_list(lines)
+    for number in range(first, after):
         found = _RST_FIELD.match(lines[number])
-        if found is None or found["value"] is None:
+        if found is not None:
+            if found["value"] is not None:
+                start = found.start("value")
+                lines[number] = lines[number][:start] + _RST_MARKUP.sub(r"\\\1", found["value"])
             continue
-        start = found.start("value")
-        lines[number] = lines[number][:start] + _RST_MARKUP.sub(r"\\\1", found["value"])
-        number += 1
-        while number < len(lines) and lines[number][:1] in (" ", "\t") and lines[number].strip():
-            body = lines[number].lstrip()
-            indent = lines[number][: len(lines[number]) - len(body)]
-            lines[number] = indent + _RST_MARKUP.sub(r"\\\1", body)
-            number += 1
+        body = lines[number].lstrip()  # a value continued on an indented line
+        indent = lines[number][: len(lines[number]) - len(body)]
+        lines[number] = indent + _RST_MARKUP.sub(r"\\\1", body)
     return "\n".join(lines)
 
 
