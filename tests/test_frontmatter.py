@@ -373,3 +373,28 @@ def test_comments_and_images_are_no_excerpt_but_directive_text_is():
 def test_links_in_inline_code_are_not_links():
     facts, _ = check_post(HEAD + "\n# T\n\nSee `[x](/posts/nope.md)` and [y](../a.md#s).\n", RULES)
     assert facts.links == [("../a.md#s", 9)]
+
+
+@pytest.mark.unit
+def test_every_line_of_an_rst_field_list_reaches_docutils_as_text():
+    """A key given twice: docutils reads both lines (kb check reads the last), so both are
+    escaped; each value comes back from docutils as the text written, never a reference."""
+    from docutils.core import publish_doctree
+    from docutils.nodes import Text, field
+
+    from kb.checks.postforms import fields_as_text
+
+    text = ":tags: a_\n:tags: ????\n:category: *x\n   b_\n\nTitle\n=====\n\nSee a_.\n"
+    doctree = publish_doctree(
+        fields_as_text(text), settings_overrides={"report_level": 5, "halt_level": 5}
+    )
+    fields = list(doctree.findall(field))
+    assert [node.astext() for node in fields] == [
+        "tags\n\na_",
+        "tags\n\n????",
+        "category\n\n*x\nb_",
+    ]
+    # Plain text in a paragraph, nothing else: no reference, no "problematic" unknown target.
+    kinds = {type(node).__name__ for f in fields for node in f[1].findall(include_self=False)}
+    assert kinds == {"paragraph", Text.__name__}
+    assert fields_as_text(text).endswith("See a_.\n")  # the body is left as written
