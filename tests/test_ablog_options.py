@@ -190,6 +190,65 @@ def test_a_second_post_directive_in_the_same_section_is_refused_at_its_line(
     assert [w[:3] for w in warnings] == [("posts/options.rst", line, SECTION_POST)]
 
 
+def _check_and_build(site: Path, path: str) -> tuple[list, list]:
+    """What ``kb check`` of the whole site (as the author runs it) and the build say of
+    ``path``, each as (path, line, message)."""
+    _, problems, _ = run_check(site)
+    _, warnings = build(site)
+    return [p for p in problems if p[0] == path], [w[:3] for w in warnings if w[0] == path]
+
+
+def test_options_indented_more_than_the_content_are_the_date_in_both(tmp_path: Path) -> None:
+    """docutils takes a directive's options only at its block's indentation: with content
+    indented by one space, ``   :category:`` lines are part of the date. ablog raised on that
+    date (a traceback from the build, found by tests/test_agreement.py); both now report it."""
+    site = copy_root("ablogoptions", tmp_path / "site")
+    (site / "posts/indented.rst").write_text(
+        "Indented\n========\n\n.. post:: 2021-10-08\n   :category: Manual\n   :author: ahmet\n"
+        "\n Its text.\n",
+        encoding="utf-8",
+    )
+    problems, warnings = _check_and_build(site, "posts/indented.rst")
+    date = 'date "2021-10-08 :category: Manual :author: ahmet" is not a date with a day'
+    assert [(path, line) for path, line, _ in problems] == [
+        ("posts/indented.rst", 4),
+        ("posts/indented.rst", 5),
+        ("posts/indented.rst", 6),
+    ]
+    assert problems[0][2].startswith(date)
+    assert problems[1][2] == say("option_in_date", text=":category: Manual")
+    assert warnings == problems
+
+
+def test_a_date_on_the_line_below_the_directive_is_its_argument(tmp_path: Path) -> None:
+    """As docutils reads it: the directive's block starts on the next line, its argument
+    first, then its options (one of them wrong here, reported at its own line)."""
+    site = copy_root("ablogoptions", tmp_path / "site")
+    (site / "posts/below.rst").write_text(
+        "Below\n=====\n\n.. post::\n   2021-10-08\n   :category: Nope\n   :author: ahmet\n"
+        "\n   Its text.\n",
+        encoding="utf-8",
+    )
+    problems, warnings = _check_and_build(site, "posts/below.rst")
+    assert [(path, line) for path, line, _ in problems] == [("posts/below.rst", 6)]
+    assert problems[0][2].startswith('unknown category "Nope"')
+    assert warnings == problems
+
+
+def test_kb_check_checks_a_post_directive_outside_the_pattern(tmp_path: Path) -> None:
+    """ablog takes a ``post`` directive in any document; the build checks it as a post, and
+    so does ``kb check`` of the whole site."""
+    site = copy_root("ablogoptions", tmp_path / "site")
+    (site / "elsewhere.rst").write_text(
+        "Elsewhere\n=========\n\n.. post:: 2021-13-08\n   :category: Manual\n\nIts text.\n",
+        encoding="utf-8",
+    )
+    problems, warnings = _check_and_build(site, "elsewhere.rst")
+    assert [(path, line) for path, line, _ in problems] == [("elsewhere.rst", 4)]
+    assert "is not a real day" in problems[0][2]
+    assert warnings == problems
+
+
 #: What each option of ablog's ``post`` directive does here, and the test that shows it.
 OPTION_EFFECTS = {
     "tags": "test_locations_and_languages_have_archives_and_feeds (tag archives: test_ablog_forms)",

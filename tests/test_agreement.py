@@ -346,6 +346,19 @@ def _other_form(form: str, fields: list[str], title: str, paragraph: str) -> str
         ("posts/2030/0.rst", b":blogpost: true\n:category: Article\n:author: mira\n\n\n\n"),
     ]
 )
+# Found by this test: an rst ``post`` directive whose content is indented less than its
+# options. docutils then reads the options as part of the date, and ablog raised on that date
+# (a traceback); kb check's line scan had read them as options. The scan now splits the
+# directive's block with docutils' own helpers, and both report the date.
+@example(
+    written=[
+        (
+            "posts/2030/00.rst",
+            b"Tiling basics\n=============\n\n.. post:: 2000-01-01\n   :category: Article\n"
+            b"   :author: mira\n\n a\n",
+        ),
+    ]
+)
 @pytest.mark.slow
 def test_check_and_build_agree(tmp_path, written):
     root = tmp_path / "site"

@@ -152,6 +152,20 @@ class Site:
                     found.append(path)
         return sorted(found)
 
+    def posts_by_their_text(self) -> list[Path]:
+        """The sources ablog's pattern does not match that are posts all the same: their
+        front matter says ``blogpost: true``, or they hold a ``post`` directive (the build
+        checks them as posts)."""
+        found = []
+        for path in self.page_paths():
+            try:
+                text = read_bounded(path, self.max_file_bytes).decode("utf-8-sig")
+            except (OSError, UnicodeDecodeError):
+                continue  # not read as a post: the build reports it where it reads it
+            if says_blogpost(text.replace("\r\n", "\n"), rst=path.suffix == ".rst"):
+                found.append(path)
+        return found
+
     def glossary_terms(self) -> set[str]:
         """Every term the site's glossaries define (``{glossary}`` in a page), casefolded."""
         terms: set[str] = set()
@@ -351,7 +365,8 @@ def check_files(
             continue
         # Universal newlines, as Sphinx reads a source: a lone CR ends a line too.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if relpath not in posts and not is_ipynb(relpath) and not says_blogpost(text):
+        rst = relpath.endswith(".rst")
+        if relpath not in posts and not is_ipynb(relpath) and not says_blogpost(text, rst):
             pages[relpath], problems = check_page(text)
         else:
             facts[relpath], problems = check_source(relpath, text, rules)
@@ -366,7 +381,6 @@ def check_files(
             files = NamedFiles(
                 site.root, relpath, site.max_file_bytes, arriving=site.arriving_files()
             )
-            rst = relpath.endswith(".rst")
             if rst:  # MyST's tokens are no reading of rst (a literal block is no raw HTML)
                 files.rst(text)
             else:

@@ -68,6 +68,8 @@ MESSAGES = {
     "e.g. `{key}: 2025-03-14`",
     "zone": "{key} {shown} has a time zone, which crashes ablog: dates are UTC and carry no "
     "zone, write `{key}: {day}`",
+    "option_in_date": 'docutils reads "{text}" as part of the date of `.. post::`, not as an '
+    "option: indent the directive's options as much as its content",
     "not_a_date": '{key} "{shown}" is not a date with a day, month and year: write it as '
     "YYYY-MM-DD, e.g. `{key}: 2025-03-14`",
     "not_a_time": "{key} {shown} is not a real time of day ({reason}): hours go from 0 to 23, "

@@ -5,8 +5,8 @@ furo's navigation and search show it. Front matter is optional; when there is so
 read it, since MyST would drop it all. Its links, its raw HTML and its ``{term}`` links are
 checked as a post's are (:mod:`.sitechecks`, :mod:`.rawhtml`, :mod:`.glossary`), by the same
 functions, so ``kb check`` and the build say the same. A file is a page when it is not a
-post: ablog's ``blog_post_pattern`` does not match it and its front matter does not say
-``blogpost: true``.
+post: ablog's ``blog_post_pattern`` does not match it, its front matter does not say
+``blogpost: true`` and it has no ``post`` directive.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from .frontmatter import read_front_matter
 from .messages import say
 from .model import PostFacts, Problem
 from .postbody import heading_problems, read_body
+from .postforms import post_directive_lines
 
 
 def check_page(text: str) -> tuple[PostFacts, list[Problem]]:
@@ -36,8 +37,11 @@ def check_page(text: str) -> tuple[PostFacts, list[Problem]]:
     return facts, sorted(problems, key=lambda p: p.line)
 
 
-def says_blogpost(text: str) -> bool:
-    """Whether a Markdown file's front matter makes it a post wherever it is."""
+def says_blogpost(text: str, rst: bool = False) -> bool:
+    """Whether a file's text makes it a post wherever it is: front matter that says
+    ``blogpost: true``, or a ``post`` directive, which ablog takes in any document."""
+    if post_directive_lines(text, rst):
+        return True
     if text.split("\n", 1)[0].strip() != "---":
         return False
     fields, _, _ = read_front_matter(text)

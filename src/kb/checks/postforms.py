@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from docutils.parsers.rst.states import Body
+from docutils.statemachine import StringList, string2lines
+
 from .frontmatter import check_fields, check_post, parse_yaml
 from .messages import say
 from .model import Field, PostFacts, Problem, Rules
@@ -23,7 +26,8 @@ from .postbody import BodyFacts, read_body
 _RST_FIELD = re.compile(r"^:(?P<key>[^:\s][^:]*):(?:[ \t]+(?P<value>.*))?$")
 _RST_COMMENT = re.compile(r"^\.\.(?:\s|$)(?!.*::)")
 _RST_DIRECTIVE = re.compile(r"^\.\. (?P<name>[\w:-]+)::[ \t]*(?P<argument>.*)$")
-_RST_OPTION = re.compile(r"^(?P<indent>[ \t]+):(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
+#: docutils' own pattern of a field marker (``:name:``), which begins a directive's options.
+_FIELD_MARKER = re.compile(Body.patterns["field_marker"])
 _MYST_POST = re.compile(r"^ {0,3}(?P<fence>`{3,}|:{3,})\{post\}[ \t]*(?P<argument>.*)$")
 _MYST_OPTION = re.compile(r"^:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
 _FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})")
@@ -139,33 +143,88 @@ def fields_as_text(text: str) -> str:
     return "\n".join(lines)
 
 
+def rst_options_read_as_date(text: str) -> list[Problem]:
+    """The option lines of the first ``.. post::`` directive that docutils reads as part of
+    its date (they are indented more than the directive's content), each at its line."""
+    lines = string2lines(text, tab_width=8, convert_whitespace=True)
+    for number, line in enumerate(lines):
+        found = _RST_DIRECTIVE.match(line)
+        if found is not None and found["name"] == "post":
+            arguments, _, _ = _rst_directive_block(lines, number, found.start("argument"))
+            return [
+                Problem(offset + 1, say("option_in_date", text=part.strip()), "date")
+                for part, offset in arguments[1:]
+                if _FIELD_MARKER.match(part.strip())
+            ]
+    return []
+
+
 def read_rst_post_directive(text: str, start: int = 1) -> tuple[dict[str, Field], str, int] | None:
     """The first ``.. post::`` directive at or after line ``start`` (1-based): its fields (its
-    argument as ``date``), its content, and the line (1-based) it starts on; None without one."""
-    lines = text.split("\n")
+    argument as ``date``), its content, and the line (1-based) it starts on; None without one.
+
+    The directive's block is split as docutils splits it (``parse_directive_block``), with its
+    own helpers: the block is the lines indented below it, stripped of their least
+    indentation; its argument runs to the first blank line or the first line that starts
+    with a field marker, which begins the options; the content follows the blank line. So
+    options indented more than the content are the argument's, as docutils reads them (and
+    ablog then finds no date in it), and a date on the line below the directive is its
+    argument."""
+    lines = string2lines(text, tab_width=8, convert_whitespace=True)
     for number, line in enumerate(lines):
         if number + 1 < start:
             continue
         found = _RST_DIRECTIVE.match(line)
         if found is None or found["name"] != "post":
             continue
+        arguments, options, content = _rst_directive_block(lines, number, found.start("argument"))
         fields = {}
-        if found["argument"].strip():
-            fields["date"] = _field("date", found["argument"], number + 1)
-        body, position = [], number + 1
-        while position < len(lines):
-            option = _RST_OPTION.match(lines[position])
-            if option is None:
-                break
-            fields[option["key"]] = _field(option["key"], option["value"], position + 1)
-            position += 1
-        while position < len(lines) and (
-            not lines[position].strip() or lines[position][:1].isspace()
-        ):
-            body.append(lines[position].strip())
-            position += 1
-        return fields, "\n".join(body).strip(), number + 1
+        if arguments:
+            value = " ".join(text.strip() for text, _ in arguments)
+            fields["date"] = _field("date", value, arguments[0][1] + 1)
+        for key, value, offset in _rst_options(options):
+            fields[key] = _field(key, value, offset + 1)
+        body = "\n".join(text.strip() for text, _ in content).strip()
+        return fields, body, number + 1
     return None
+
+
+#: A block's lines: each line's text, without the block's indentation, and its 0-based offset.
+_Lines = list[tuple[str, int]]
+
+
+def _rst_directive_block(
+    lines: list[str], number: int, first: int
+) -> tuple[_Lines, _Lines, _Lines]:
+    """The argument, option and content lines of the directive at line ``number`` (0-based),
+    whose argument starts at column ``first``: docutils' ``parse_directive_block`` for a
+    directive with an optional argument and options (ablog's ``post``)."""
+    block, _, _ = StringList(lines).get_indented(number, first_indent=first)
+    entries = [(text, offset) for text, (_, offset) in zip(block.data, block.items, strict=True)]
+    if entries and not entries[0][0].strip():
+        entries = entries[1:]
+    while entries and not entries[-1][0].strip():
+        entries.pop()
+    blank = next((i for i, (text, _) in enumerate(entries) if not text.strip()), len(entries))
+    arguments, content = entries[:blank], entries[blank + 1 :]
+    marker = next(
+        (i for i, (text, _) in enumerate(arguments) if _FIELD_MARKER.match(text)), len(arguments)
+    )
+    return arguments[:marker], arguments[marker:], content
+
+
+def _rst_options(options: _Lines) -> list[tuple[str, str, int]]:
+    """Each option of an option block: its name, its value (continuation lines joined) and
+    the offset of its first line."""
+    read: list[tuple[str, str, int]] = []
+    for text, offset in options:
+        marker = _FIELD_MARKER.match(text)
+        if marker is not None:
+            read.append((marker.group().rstrip()[1:-1], text[marker.end() :], offset))
+        elif read:
+            key, value, first = read[-1]
+            read[-1] = (key, f"{value} {text.strip()}", first)
+    return read
 
 
 def read_rst_body(text: str, fields: dict[str, Field]) -> BodyFacts:
@@ -436,7 +495,10 @@ def _check_rst(text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:
     body = read_rst_body(text, fields)
     if excerpt:
         body = replace(body, has_paragraph=True)
-    return check_fields(fields, with_title(body, fields), body_line, rules)
+    facts, problems = check_fields(fields, with_title(body, fields), body_line, rules)
+    if directive is not None:
+        problems = sorted(problems + rst_options_read_as_date(text), key=lambda p: p.line)
+    return facts, problems
 
 
 def _check_myst_directive(text: str, directive, rules: Rules) -> tuple[PostFacts, list[Problem]]:

@@ -56,7 +56,7 @@ def kb_reports(env, docname: str) -> bool:
         return False
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if docname in ablog.matched_posts(env.config) or (
-        not is_ipynb(path.name) and says_blogpost(text)
+        not is_ipynb(path.name) and says_blogpost(text, rst=False)
     ):
         # Rules of no site: which categories or authors it knows says nothing of headings.
         _, problems = check_source(path.name, text, Rules(()))
