@@ -23,6 +23,7 @@ import pytest
 import yaml
 from authoring import BAD, GOOD, build, run_check, snapshot
 from bs4 import BeautifulSoup
+from websockets.sync.client import connect
 
 from kb.cli import main
 from kb.cli.main import slug_for
@@ -419,8 +420,17 @@ def test_serve_previews_and_rebuilds_on_save(site, tmp_path):
         url = f"http://127.0.0.1:{port}/"
         assert heading(fetch_until(url, lambda h: heading(h), 120)) == "Authoring Test Site"
         index = site / "index.md"
-        index.write_text(index.read_text().replace("# Authoring Test Site", "# Saved again"))
-        assert heading(fetch_until(url, lambda h: heading(h) == "Saved again", 120))
+        with connect(f"ws://127.0.0.1:{port}/websocket-reload") as browser:
+            index.write_text(index.read_text().replace("# Authoring Test Site", "# Saved again"))
+            # The browser is told to reload once the page is written, and finds it then.
+            assert browser.recv(timeout=120) == "refresh"
+            with urllib.request.urlopen(url, timeout=5) as response:
+                assert heading(response.read().decode()) == "Saved again"
+        # Before the build had ended: the server says when it showed the pages.
+        deadline = time.monotonic() + 120
+        while "(the changed pages in " not in (tmp_path / "serve.log").read_text():
+            assert time.monotonic() < deadline, "the rebuild never showed its pages early"
+            time.sleep(0.2)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:

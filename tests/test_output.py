@@ -256,3 +256,23 @@ def test_other_builders_of_html_pages_write_whole_pages_too(make_app, tmp_path, 
     assert type(app.builder).__name__ == f"WholePage{type(app.builder).__mro__[2].__name__}"
     assert not list(Path(app.outdir).rglob("*.partial"))
     assert any(Path(app.outdir).rglob("*.html")) or any(Path(app.outdir).rglob("*.xhtml"))
+
+
+def test_a_generated_page_with_the_same_bytes_is_left_as_it_was(make_app, tmp_path):
+    """Sphinx writes the index on every build: with the bytes it has, the file keeps its
+    stamp (kb serve reloads the browsers again only on files that changed, kb.cli.reloads). A
+    document's page is always replaced: Sphinx rebuilds one whose page is older than it."""
+    site = copy_root("listings", tmp_path / "site")
+    out = Path(build(make_app, site).outdir)
+    index, page = out / "genindex.html", out / "posts/post-14.html"
+    before = {path: path.stat() for path in (index, page)}
+    post = site / "posts/post-14.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    build(make_app, site)
+    assert (index.stat().st_ino, index.stat().st_mtime_ns) == (
+        before[index].st_ino,
+        before[index].st_mtime_ns,
+    )
+    assert page.stat().st_ino != before[page].st_ino
+    assert "One more line." in page.read_text(encoding="utf-8")
+    assert not list(out.rglob("*.partial"))

@@ -26,6 +26,7 @@ from sitebuild import build, copy_root
 from kb.checks.slugs import slugify
 from kb.core.state import build_state
 from kb.upstream import ablog as upstream_ablog
+from kb.upstream import furo as upstream_furo
 from kb.upstream import myst_nb as upstream_myst_nb
 from kb.upstream import myst_parser as upstream_myst_parser
 from kb.upstream import pagefind as upstream_pagefind
@@ -246,6 +247,9 @@ CHECKS = {
         "sphinx_autobuild.watcher_class",
         "sphinx_autobuild.ignore_filter",
         "sphinx_autobuild.reload_middleware",
+    ],
+    "test_furo_ends_a_build_with_the_stylesheet_kb_serve_writes_first": [
+        "furo.pygments_stylesheet",
     ],
     "test_the_installed_pagefind_writes_the_layout_kb_knows": [
         "pagefind.installed_version",
@@ -772,6 +776,20 @@ def test_sphinx_autobuilds_server_parts_are_where_kb_serve_looks(tmp_path):
     assert watcher.change_callback == calls.append and hasattr(watcher.flag, "set")
     assert callable(watcher.lifespan) and "self.watch()" in inspect.getsource(RebuildServer.main)
     assert isinstance(upstream_autobuild.reload_middleware("127.0.0.1:1"), Middleware)
+
+
+# furo --------------------------------------------------------------------------------------------
+
+
+def test_furo_ends_a_build_with_the_stylesheet_kb_serve_writes_first(make_app, tmp_path):
+    """kb serve shows the edited pages before build-finished, where furo writes its code
+    colours over Sphinx's (kb.cli.reloads): the file kb writes first is the one furo leaves."""
+    app = build(make_app, copy_root("listings", tmp_path / "site"))
+    css = (Path(app.outdir) / "_static/pygments.css").read_text(encoding="utf-8")
+    assert css == upstream_furo.pygments_stylesheet(app)
+    assert "prefers-color-scheme: dark" in css  # furo's own, not Sphinx's one style
+    other_theme = type("App", (), {"config": type("Config", (), {"html_theme": "basic"})})
+    assert upstream_furo.pygments_stylesheet(other_theme) is None
 
 
 # Pagefind ----------------------------------------------------------------------------------------

@@ -16,13 +16,15 @@ what it was made from is unchanged but for the text of documents
 Protocol (one JSON object per line, over two pipes whose descriptors the server passes on the
 command line): the server sends ``{"arguments": [...], "prepare": B}`` (``sphinx-build``'s
 arguments; whether to prepare the next build after this one); the worker answers
-``{"status": N, "prepared": B}`` when the build has finished (``B``: whether the standby built
-it), or ``{"stale": true}`` and exits when a module it imported has changed on disk since
-(kb's own source while someone works on it, or a package upgraded): the server then starts a
-new worker, which imports the new code. ``{"wait": "prepared"}`` is answered with
-``{"prepared": B}`` once the standby has made its application (``B``: whether there is one),
-for tests and benchmarks that change files only then. End of input (the server has gone) ends
-the worker.
+``{"written": true}`` when the standby's build has written the documents' pages (the browsers
+may reload, :mod:`.reloads`), then ``{"status": N, "prepared": B, "changed": C}`` when the
+build has finished (``B``: whether the standby built it; ``C``: whether the output changed
+after ``written``, or there was none). It answers ``{"stale": true}`` instead, and exits, when
+a module it imported has changed on disk since (kb's own source while someone works on it, or
+a package upgraded): the server then starts a new worker, which imports the new code.
+``{"wait": "prepared"}`` is answered with ``{"prepared": B}`` once the standby has made its
+application (``B``: whether there is one), for tests and benchmarks that change files only
+then. End of input (the server has gone) ends the worker.
 
 Run as ``python -m kb.cli.buildworker REQUEST_FD REPLY_FD CONFDIR``.
 """
@@ -38,7 +40,12 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .reloads import Shown
 
 
 def warm_up(confdir: Path) -> None:
@@ -143,6 +150,10 @@ def import_what_builds_import(names: list[str]) -> bool:
 
 #: What a standby child writes once it has made its application (before its verdict).
 READY = b"ready\n"
+#: What it writes once its build has written the documents' pages (:mod:`.reloads`).
+WRITTEN = b"written\n"
+#: What it writes after that if the output was the same when the build ended.
+SETTLED = b"settled\n"
 
 
 class Standby:
@@ -178,19 +189,29 @@ class Standby:
             line += byte
         self._ready = True
 
-    def build(self) -> tuple[int, list[str]] | None:
-        """The build's exit status and the modules it had imported, or None if the prepared
-        application is not the one a new build would make."""
+    def build(self, written: Callable[[], None]) -> tuple[int, list[str], bool] | None:
+        """The build's exit status, the modules it had imported and whether the output changed
+        after it called ``written`` (once the documents' pages were on disk; True if it did
+        not call it), or None if the prepared application is not the one a new build would
+        make."""
         with contextlib.suppress(OSError):  # a child that died reads as one that said no
             os.write(self._go, b"go\n")
         os.close(self._go)
         self.wait_ready()
+        changed = True
         with os.fdopen(self._result, "r", encoding="utf-8") as result:
-            verdict, _, modules = result.read().partition("\n")
+            line = result.readline()
+            if line == WRITTEN.decode():
+                written()
+                line = result.readline()
+                if line == SETTLED.decode():
+                    changed = False
+                    line = result.readline()
+            verdict, modules = line.rstrip("\n"), result.read()
         _, wait_status = os.waitpid(self.pid, 0)
         if verdict != "built":
             return None
-        return os.waitstatus_to_exitcode(wait_status), modules.split()
+        return os.waitstatus_to_exitcode(wait_status), modules.split(), changed
 
     def discard(self) -> None:
         os.close(self._go)  # end of input: the child exits without building
@@ -207,6 +228,7 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
 
     status, verdict = 2, "stale"
     made_from = None
+    tell = _TellWritten(result_fd)
     try:
         prepared = PreparedBuild(arguments)
         args = prepared.args
@@ -219,14 +241,20 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
             # While it waits, another build (make html) may take the folders; if one does,
             # the state files differ and this application is not used.
             release(build_state(app).locks)
-        os.write(result_fd, READY)
-        with os.fdopen(go_fd, "rb") as go:
-            told = go.readline()
+        try:
+            os.write(result_fd, READY)
+        except BrokenPipeError:  # discarded while it prepared (kb serve stopped): exit quietly
+            told = b""
+        else:
+            with os.fdopen(go_fd, "rb") as go:
+                told = go.readline()
         if told and app is not None and made_from is not None:
             build_state(app).locks = lock_folders([app.outdir, app.doctreedir])
             if still_current(app, made_from):
                 verdict = "built"
-                status = prepared.run(save_environment_aside=True)
+                status = prepared.run(save_environment_aside=True, pages_written=tell.written)
+                if tell.shown is not None and not tell.shown.changed():
+                    os.write(result_fd, SETTLED)
     except SystemExit as stop:
         status = stop.code if isinstance(stop.code, int) else 2
     except KeyboardInterrupt:  # Ctrl-C in kb serve's terminal: the server stops too
@@ -235,6 +263,22 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
         traceback.print_exc()
     finally:
         _exit_child(status, result_fd, verdict)
+
+
+class _TellWritten:
+    """The standby build's ``pages_written``: say so to the worker at once, then stamp the
+    output as the browsers will be shown it (:class:`kb.cli.reloads.Shown`)."""
+
+    def __init__(self, result_fd: int) -> None:
+        self.result_fd = result_fd
+        self.shown: Shown | None = None
+
+    def written(self, app) -> None:
+        from .reloads import Shown, ready_to_show
+
+        ready_to_show(app)
+        os.write(self.result_fd, WRITTEN)
+        self.shown = Shown(app.outdir)
 
 
 def _exit_child(status: int, result_fd: int, verdict: str | None = None) -> NoReturn:
@@ -270,15 +314,23 @@ def serve_requests(request_fd: int, reply_fd: int, imported: ImportedFiles) -> N
                     replies.flush()
                     continue
                 arguments = request["arguments"]
+
+                def written() -> None:
+                    replies.write(json.dumps({"written": True}) + "\n")
+                    replies.flush()
+
                 built = None
                 if standby is not None and standby.arguments == arguments:
-                    built = standby.build()
+                    built = standby.build(written)
                 elif standby is not None:
                     standby.discard()
                 standby = None
                 prepared = built is not None
-                status, modules = built or build_in_child(arguments, keep_open=keep_open)
-                replies.write(json.dumps({"status": status, "prepared": prepared}) + "\n")
+                if built is None:
+                    built = (*build_in_child(arguments, keep_open=keep_open), True)
+                status, modules, changed = built
+                reply = {"status": status, "prepared": prepared, "changed": changed}
+                replies.write(json.dumps(reply) + "\n")
                 replies.flush()
                 # While the author reads the page: what this build imported, for the next one,
                 # and the next build's application.

@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..site import Site
@@ -79,22 +79,40 @@ class WarmWorker:
         self._replies = os.fdopen(self._reply_read, "r", encoding="utf-8")
         #: Whether the last build was the one the worker had prepared ahead of the change.
         self.last_prepared = False
+        #: Whether the last build changed the output after it said the pages were written
+        #: (or did not say so): the browsers are to reload at its end (:mod:`.reloads`).
+        self.last_changed = True
 
-    def build(self, arguments: list[str], prepare: bool = True) -> int:
-        """Build; then, unless ``prepare`` is False, make the next build's application while
-        waiting for the next change (:class:`kb.cli.buildworker.Standby`)."""
+    def build(
+        self,
+        arguments: list[str],
+        prepare: bool = True,
+        pages_written: Callable[[], None] | None = None,
+    ) -> int:
+        """Build, calling ``pages_written`` when the documents' pages are on disk (if the
+        prepared application builds); then, unless ``prepare`` is False, make the next
+        build's application while waiting for the next change
+        (:class:`kb.cli.buildworker.Standby`)."""
         try:
             request = {"arguments": arguments, "prepare": prepare}
             self._requests.write(json.dumps(request) + "\n")
             self._requests.flush()
-            line = self._replies.readline()
+            reply = self._reply()
+            if reply.get("written"):
+                if pages_written is not None:
+                    pages_written()
+                reply = self._reply()
         except OSError as error:
             raise WorkerGone(str(error)) from error
-        reply = json.loads(line) if line else {}
         if "status" not in reply:
             raise WorkerGone("stale" if reply.get("stale") else "exited")
         self.last_prepared = bool(reply.get("prepared"))
+        self.last_changed = bool(reply.get("changed", True))
         return reply["status"]
+
+    def _reply(self) -> dict:
+        line = self._replies.readline()
+        return json.loads(line) if line else {}
 
     def wait_prepared(self) -> bool:
         """Wait until the next build's application is made; False if none is being made."""
@@ -127,30 +145,48 @@ class Rebuilds:
         self.prepare = prepare
         self.worker: WarmWorker | None = None
 
-    def __call__(self, *, changed_paths: Sequence[Path] = ()) -> None:
+    def __call__(
+        self,
+        *,
+        changed_paths: Sequence[Path] = (),
+        pages_written: Callable[[], None] | None = None,
+    ) -> bool:
+        """Rebuild; ``pages_written`` is called as soon as the changed documents' pages are
+        written. True if the browsers are to reload at the end (:mod:`.reloads`): always,
+        unless ``pages_written`` was called and the rest of the build changed no file a page
+        shows."""
         shown = [_shown(path, self.root) for path in changed_paths[:5] if path.exists()]
         if shown:
             _say(f"Detected changes ({', '.join(shown)})")
         _say("Rebuilding..." if changed_paths else "Starting initial build")
         start = time.perf_counter()
-        status = self.build()
+        told: list[float] = []
+
+        def written() -> None:
+            told.append(time.perf_counter() - start)
+            if pages_written is not None:
+                pages_written()
+
+        status = self.build(written)
         seconds = time.perf_counter() - start
+        early = f" (the changed pages in {told[0]:.2f} s)" if told else ""
         if status == 0:
-            _say(f"Built in {seconds:.2f} s; serving on {self.url}")
+            _say(f"Built in {seconds:.2f} s{early}; serving on {self.url}")
         else:
             _say(
                 f"The build failed (exit status {status}): fix what it reports above and save"
                 f" again. {self.url} still serves the last pages that built."
             )
+        return not told or self.worker is None or self.worker.last_changed
 
-    def build(self) -> int:
+    def build(self, pages_written: Callable[[], None] | None = None) -> int:
         if self.cold:
             return self._cold_build()
         for _ in range(2):  # a stale or dead worker is replaced once, then built cold
             if self.worker is None:
                 self.worker = WarmWorker(self.root)
             try:
-                return self.worker.build(self.arguments, self.prepare)
+                return self.worker.build(self.arguments, self.prepare, pages_written)
             except WorkerGone as gone:
                 self.worker.close()
                 self.worker = None

@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -145,3 +146,25 @@ def file_version(info: os.stat_result) -> tuple[int, int, int]:
     old one); a save within the same tick of the file system's clock and of the same size
     does not, as for Sphinx, which compares modification times."""
     return (info.st_ino, info.st_mtime_ns, info.st_size)
+
+
+def walk_files(
+    root: str | os.PathLike[str], descend: Callable[[os.DirEntry, str], bool]
+) -> Iterator[tuple[str, os.DirEntry]]:
+    """Every entry under ``root`` that is not a folder, with its path relative to ``root``
+    (``/``-separated), found with one ``scandir`` per folder; a folder is walked into when
+    ``descend(entry, relative_path)`` says so (links to folders never are). A folder that
+    cannot be read is skipped, as a build skips it."""
+    pending = [(os.fspath(root), "")]
+    while pending:
+        folder, relative = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = relative + entry.name
+            if not entry.is_dir(follow_symlinks=False):
+                yield name, entry
+            elif descend(entry, name):
+                pending.append((entry.path, name + "/"))

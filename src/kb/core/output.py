@@ -9,10 +9,11 @@
 * **Whole pages.** Sphinx writes each page straight into its file; a build stopped half-way
   leaves half a page. kb gives the HTML builder one change: each page is written next to its
   file and renamed over it, so a reader (or the next build) sees the old page or the new one,
-  never a part. kb registers no builder of its own (``add_builder(..., override=True)`` would
-  replace, or be replaced by, any other extension's HTML builder): at ``builder-inited`` the
-  builder Sphinx made, whatever its class (Sphinx's html or dirhtml, or another extension's
-  subclass of them), becomes an instance of that class with :class:`_WholePages` mixed in
+  never a part; a generated page that already has those bytes is left as it is. kb registers
+  no builder of its own (``add_builder(..., override=True)`` would replace, or be replaced
+  by, any other extension's HTML builder): at ``builder-inited`` the builder Sphinx made,
+  whatever its class (Sphinx's html or dirhtml, or another extension's subclass of them),
+  becomes an instance of that class with :class:`_WholePages` mixed in
   first, so both changes apply.
   Before the first page, the build's journal is begun (:mod:`.journal`): a build stopped
   among its pages is recovered by the next one.
@@ -125,10 +126,26 @@ class _WholePages(_HTMLBuilder):
                 pagename, addctx, templatename, outfilename=partial, event_arg=event_arg
             )
             crash_point("page-written")
-            if partial.exists():  # not when rendering failed with a warning
+            document = pagename in self.env.found_docs
+            # not when rendering failed with a warning
+            if partial.exists() and (document or not _same_bytes(partial, final)):
                 os.replace(partial, final)
         finally:
             partial.unlink(missing_ok=True)
+
+
+def _same_bytes(new: Path, old: Path) -> bool:
+    """Whether ``old`` is there with the bytes of ``new``. A generated page (a listing, the
+    index, the search page) that did not change is then left as it was: its stamp changes
+    only with its bytes (kb serve reloads the browsers on that, :mod:`kb.cli.reloads`). A
+    document's page is always replaced: Sphinx rebuilds a document whose page is older than
+    its source."""
+    try:
+        if new.stat().st_size != old.stat().st_size:
+            return False
+        return new.read_bytes() == old.read_bytes()
+    except OSError:
+        return False
 
 
 def _output_path(builder, pagename: str) -> Path:

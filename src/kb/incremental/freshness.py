@@ -284,16 +284,26 @@ def _remove_gone(app: Sphinx) -> None:
     files as a clean one. Only pages kb recorded, only inside the output folder."""
     state = build_state(app)
     previous, current = state.state_previous or {}, state.state_new or {}
-    gone = set(previous.get("docs", {})) | set(previous.get("pages", {}))
-    gone -= set(current.get("docs", {})) | set(current.get("pages", {}))
+    gone = set(previous.get("pages", {})) - set(current.get("pages", {}))
+    _remove_pages(app, gone - set(current.get("docs", {})))
+    remove_gone_documents(app)
+
+
+def remove_gone_documents(app: Sphinx) -> None:
+    """Delete the pages of the documents the last successful build had and this one has not,
+    and their copies of the source (``html_copy_source``). Known from ``env-updated`` on:
+    done at ``build-finished``, and by ``kb serve`` as soon as the pages are written (a
+    deleted post's page is gone when the browsers reload, :mod:`kb.cli.reloads`)."""
+    state = build_state(app)
+    previous, current = state.state_previous or {}, state.state_new
+    if current is None:
+        return  # before env-updated: nothing is known to be gone yet
+    gone = sorted(set(previous.get("docs", {})) - set(current.get("docs", {})))
+    _remove_pages(app, set(gone) - set(current.get("pages", {})))
     outdir = Path(app.outdir).resolve()
-    for name in sorted(gone):
-        path = output_path(app, name).resolve()
-        if path.suffix == ".html" and outdir in path.parents and path.is_file():
-            path.unlink()
     # A gone document's copy of its source (html_copy_source), as Sphinx names it.
     sources = outdir / "_sources"
-    for name in sorted(set(previous.get("docs", {})) - set(current.get("docs", {}))):
+    for name in gone:
         for suffix in app.config.source_suffix:
             link_suffix = app.config.html_sourcelink_suffix
             copy = (sources / f"{name}{suffix}").resolve()
@@ -301,6 +311,14 @@ def _remove_gone(app: Sphinx) -> None:
                 copy = copy.with_name(copy.name + link_suffix)
             if sources in copy.parents and copy.is_file():
                 copy.unlink()
+
+
+def _remove_pages(app: Sphinx, names: set[str]) -> None:
+    outdir = Path(app.outdir).resolve()
+    for name in sorted(names):
+        path = output_path(app, name).resolve()
+        if path.suffix == ".html" and outdir in path.parents and path.is_file():
+            path.unlink()
 
 
 def _page_names(record: Record) -> list[str]:

@@ -37,7 +37,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from ..core.ablog import match_posts_again, matched_posts
-from ..core.fileio import file_version
+from ..core.fileio import file_version, walk_files
 from ..core.state import build_state
 
 #: Folders of the source tree that no configuration step reads: version control, caches,
@@ -114,23 +114,13 @@ def source_stamps(srcdir, outdir, doctreedir) -> dict[str, Stamp]:
     """Every file under ``srcdir`` but those of :data:`UNREAD_FOLDERS` and of the build's
     folders, by its path relative to ``srcdir``."""
     skipped = {os.path.realpath(outdir), os.path.realpath(doctreedir)}
-    stamps: dict[str, Stamp] = {}
-    pending = [(os.fspath(srcdir), "")]
-    while pending:
-        folder, relative = pending.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            name = relative + entry.name
-            if not entry.is_dir(follow_symlinks=False):
-                stamps[name] = _stamp(entry)
-            elif entry.name not in UNREAD_FOLDERS and os.path.realpath(entry) not in skipped:
-                # No stamp of its own: an editor that saves by renaming a new file over the
-                # old one changes the folder, not its names.
-                pending.append((entry.path, name + "/"))
-    return stamps
+
+    def descend(entry: os.DirEntry, _: str) -> bool:
+        # No stamp of its own: an editor that saves by renaming a new file over the old one
+        # changes the folder, not its names.
+        return entry.name not in UNREAD_FOLDERS and os.path.realpath(entry) not in skipped
+
+    return {name: _stamp(entry) for name, entry in walk_files(srcdir, descend)}
 
 
 def state_stamps(app: Sphinx) -> dict[str, Stamp]:

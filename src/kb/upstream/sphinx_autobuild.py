@@ -21,7 +21,8 @@ WATCH_STEP_MS = 10
 def watcher_class():
     """sphinx-autobuild's watcher, rebuilding in a thread of this process (where the warm
     worker's pipes are) rather than in a new process per change; the server keeps answering
-    while a build runs, as before.
+    while a build runs, as before. The browsers reload when the rebuild calls its
+    ``pages_written`` argument, and when it ends if it returns True (``kb.cli.reloads``).
 
     ``RebuildServer.watch`` is replaced; it reads the server's undocumented ``paths``,
     ``ignore``, ``change_callback`` and ``flag`` (the event that tells the browsers to reload),
@@ -32,14 +33,20 @@ def watcher_class():
 
     class Watcher(RebuildServer):
         async def watch(self) -> None:
+            loop = asyncio.get_running_loop()
+
+            def reload() -> None:  # from the rebuild's thread
+                loop.call_soon_threadsafe(self.flag.set)
+
             async for changes in awatch(
                 *self.paths,
                 watch_filter=lambda _, path: not self.ignore(path),
                 step=WATCH_STEP_MS,
             ):
                 changed = [Path(path).resolve() for _, path in changes]
-                await asyncio.to_thread(self.change_callback, changed_paths=changed)
-                self.flag.set()
+                rebuild = self.change_callback
+                if await asyncio.to_thread(rebuild, changed_paths=changed, pages_written=reload):
+                    self.flag.set()
 
     return Watcher
 

@@ -42,8 +42,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sphinx.application import Sphinx
     from sphinx.environment import BuildEnvironment
+
+    #: Called with the application once a build's documents' pages are written.
+    PagesWritten = Callable[[Sphinx], None]
 
 
 class PreparedBuild:
@@ -110,11 +115,14 @@ class PreparedBuild:
         except (Exception, KeyboardInterrupt):
             self.app = None
 
-    def run(self, save_environment_aside: bool = False) -> int:
+    def run(
+        self, save_environment_aside: bool = False, pages_written: PagesWritten | None = None
+    ) -> int:
         """Release the held log and build; the exit status ``sphinx-build`` would give. With
         ``save_environment_aside`` (an incremental build of the whole site, as ``kb serve``
         runs it), a forked copy of the process saves the environment while the pages are
-        written (:mod:`kb.upstream.sphinx_build`)."""
+        written (:mod:`kb.upstream.sphinx_build`), and ``pages_written`` is called once the
+        documents' pages are (see :func:`build_update`)."""
         import sphinx._cli.util.errors
 
         from .sphinx_build import build_update
@@ -128,7 +136,7 @@ class PreparedBuild:
         try:
             with self._contexts:
                 if aside:
-                    build_update(app)
+                    build_update(app, pages_written)
                 else:
                     app.build(args.force_all, args.filenames)
                 return app.statuscode
@@ -240,9 +248,12 @@ class EnvironmentSaver:
         self.partial.unlink(missing_ok=True)
 
 
-def build_update(app: Sphinx) -> None:
+def build_update(app: Sphinx, pages_written: PagesWritten | None = None) -> None:
     """``app.build()`` (no ``-a``, no file names: what ``kb serve`` rebuilds), the environment
-    saved by a forked copy while the pages are written."""
+    saved by a forked copy while the pages are written. ``pages_written(app)`` is called when
+    the pages of the documents read or outdated are on disk, before the generated pages, the
+    images and the rest of the builder's ``finish``: kb serve shows the edited page then
+    (:mod:`kb.incremental.shown`)."""
     from sphinx.application import ENV_PICKLE_FILENAME
     from sphinx.locale import __
     from sphinx.util.build_phase import BuildPhase
@@ -253,11 +264,11 @@ def build_update(app: Sphinx) -> None:
         builder.compile_update_catalogs()
         to_build = builder.get_outdated_docs()
         if isinstance(to_build, str):
-            _build(app, ["__all__"], to_build)
+            _build(app, ["__all__"], to_build, pages_written)
         else:
             to_build = set(to_build)
             summary = __("targets for %d source files that are out of date") % len(to_build)
-            _build(app, to_build, summary)
+            _build(app, to_build, summary, pages_written)
         app.events.emit("build-finished", None)
     except Exception as err:
         # As Sphinx: delete the saved environment to force a fresh build next time.
@@ -268,7 +279,7 @@ def build_update(app: Sphinx) -> None:
     builder.cleanup()
 
 
-def _build(app: Sphinx, docnames, summary: str) -> None:
+def _build(app: Sphinx, docnames, summary: str, pages_written: PagesWritten | None) -> None:
     """``Builder.build(docnames, summary, method="update")``, saving the environment aside."""
     from sphinx._cli.util.colour import bold
     from sphinx.application import ENV_PICKLE_FILENAME
@@ -313,6 +324,8 @@ def _build(app: Sphinx, docnames, summary: str) -> None:
             builder.parallel_ok = False
         builder.finish_tasks = SerialTasks()
         builder.write(docnames, updated_docnames, "update")
+        if pages_written is not None:
+            pages_written(app)
         builder.finish()
         builder.finish_tasks.join()
     except BaseException:

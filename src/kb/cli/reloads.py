@@ -1,0 +1,111 @@
+"""When ``kb serve``'s browsers reload: once the edited pages are written, and once more only
+if the rest of the build changed what a browser shows.
+
+A build writes the pages of the documents it read (and of those whose catalog signature
+changed) in ``Builder.write``; the builder's ``finish`` then writes the generated pages
+(listings, feeds, the shared sidebar), copies images and static files, and the build records
+what it did. At 1000 posts that rest is about a third of a one-post edit's build. ``kb serve``
+tells the browsers to reload when the documents' pages are on disk
+(:func:`kb.upstream.sphinx_build.build_update`'s ``pages_written``), not when the build ends.
+
+The edited page is already the one the finished build leaves: no later step writes a
+document's page (Sphinx writes what it read, and :mod:`kb.incremental.freshness` never also
+refreshes it in place). Before the browsers are told, the pages freshness refreshes in place
+are waited for, a deleted post's page is removed (the finished build would remove it), and
+furo's code colours are written (:func:`ready_to_show`).
+
+What the rest of the build changes may be shown too: a listing with the edited title, the
+shared sidebar, an image the edit names for the first time, the page of a deleted post. So the
+output folder is stamped when the browsers are told (:class:`Shown`), and compared once the
+build has finished: the browsers reload a second time only if a file was added or removed or
+has other bytes. Not compared:
+
+* the search bundle, which ``kb serve`` writes after the build (``kb_search_defer``), and
+  which no page loads until the reader searches;
+* ``.buildinfo`` and ``objects.inv``, which Sphinx writes on every build and no page shows.
+
+Sphinx also renders a few static files from templates on every build (``basic.css``,
+``documentation_options.js``): a static file whose stamp changed is compared by its bytes,
+read when the browsers were told. Every page is renamed into place whole
+(:mod:`kb.core.output`), and a generated page whose bytes did not change is left as it was,
+so a page's stamp changes only with its bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from pathlib import Path
+
+from sphinx.application import Sphinx
+
+from ..core.fileio import file_version, walk_files, write_if_changed
+from ..core.state import build_state
+from ..incremental.freshness import remove_gone_documents
+from ..search.pagefind import BUNDLE_DIR
+from ..upstream.furo import pygments_stylesheet
+
+#: Files Sphinx writes on every build that no page shows.
+NEVER_SHOWN = frozenset({".buildinfo", "objects.inv"})
+
+#: Sphinx's static files, some of them rendered again on every build.
+STATIC_DIR = "_static"
+
+Stamp = tuple[int, int, int]
+
+
+def ready_to_show(app: Sphinx) -> None:
+    """Make the output what the finished build will show in every file a page of this build
+    loads: the pages refreshed in place (other posts' related lists, sidebars) are on disk,
+    a deleted post's page is gone, and the theme's code colours are its own (furo writes them
+    over Sphinx's only at ``build-finished``, :mod:`kb.upstream.furo`)."""
+    writes = build_state(app).background_writes
+    if writes is not None:
+        writes.wait()
+    remove_gone_documents(app)
+    stylesheet = pygments_stylesheet(app)
+    if stylesheet is not None:
+        write_if_changed(Path(app.outdir, STATIC_DIR, "pygments.css"), stylesheet)
+
+
+class Shown:
+    """The output folder as the browsers were told to reload it."""
+
+    def __init__(self, outdir: str | os.PathLike[str]) -> None:
+        self.outdir = Path(outdir)
+        self.stamps = output_stamps(self.outdir)
+        self.static = {
+            name: _digest(self.outdir / name)
+            for name in self.stamps
+            if name.startswith(STATIC_DIR + "/")
+        }
+
+    def changed(self) -> bool:
+        """Whether a file was added or removed since, or has other bytes."""
+        now = output_stamps(self.outdir)
+        if now.keys() != self.stamps.keys():
+            return True
+        for name, stamp in now.items():
+            if stamp == self.stamps[name]:
+                continue
+            if name not in self.static or _digest(self.outdir / name) != self.static[name]:
+                return True
+        return False
+
+
+def output_stamps(outdir: Path) -> dict[str, Stamp]:
+    """Every file under ``outdir`` a page may show, by its path relative to it."""
+    stamps: dict[str, Stamp] = {}
+    for name, entry in walk_files(outdir, lambda _, name: name != BUNDLE_DIR):
+        if name not in NEVER_SHOWN:
+            with contextlib.suppress(OSError):  # removed while listed: not there
+                stamps[name] = file_version(entry.stat(follow_symlinks=False))
+    return stamps
+
+
+def _digest(path: Path) -> bytes | None:
+    try:
+        return hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
+    except OSError:
+        return None

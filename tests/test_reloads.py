@@ -1,0 +1,201 @@
+"""kb serve reloads the browsers as soon as the edited pages are written, and once more only if
+the rest of the build changed a file a page shows (kb.cli.reloads).
+
+The comparison is tested on folders of files; the worker and the server's rebuilds end to end:
+the page shown early is the finished build's page, byte for byte, and an edit that changes
+a listing too reloads the browsers a second time, once the listing is written."""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+from pathlib import Path
+
+import pytest
+from sitebuild import copy_root
+
+from kb.cli.reloads import Shown
+from kb.cli.serve import Rebuilds, WarmWorker, build_folders, sphinx_arguments
+
+# -- What counts as a change (no build) -----------------------------------------------------------
+
+
+def _output(tmp_path: Path) -> Path:
+    out = tmp_path / "html"
+    files = {
+        "index.html": "<p>home</p>",
+        "posts/a.html": "<p>a</p>",
+        "_static/basic.css": "body {}",
+        "pagefind/pagefind-entry.json": "{}",
+        "objects.inv": "inventory",
+        ".buildinfo": "config",
+    }
+    for name, text in files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    return out
+
+
+def _write_new_file(path: Path, text: str) -> None:
+    """Write ``text`` as a new file renamed over ``path`` (a new stamp, as a build writes)."""
+    new = path.with_name(path.name + ".new")
+    new.write_text(text, encoding="utf-8")
+    os.replace(new, path)
+
+
+@pytest.mark.unit
+def test_an_output_left_alone_has_not_changed(tmp_path):
+    out = _output(tmp_path)
+    assert not Shown(out).changed()
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("change", ["page rewritten", "page added", "page removed", "static"])
+def test_a_file_a_page_shows_added_removed_or_rewritten_has_changed(tmp_path, change):
+    out = _output(tmp_path)
+    shown = Shown(out)
+    if change == "page rewritten":
+        _write_new_file(out / "posts/a.html", "<p>a, edited</p>")
+    elif change == "page added":
+        (out / "posts/b.html").write_text("<p>b</p>", encoding="utf-8")
+    elif change == "page removed":
+        (out / "posts/a.html").unlink()
+    else:
+        _write_new_file(out / "_static/basic.css", "body { margin: 0 }")
+    assert shown.changed()
+
+
+@pytest.mark.unit
+def test_a_static_file_written_again_with_its_bytes_has_not_changed(tmp_path):
+    """Sphinx renders basic.css and documentation_options.js again on every build."""
+    out = _output(tmp_path)
+    shown = Shown(out)
+    _write_new_file(out / "_static/basic.css", "body {}")
+    assert not shown.changed()
+
+
+@pytest.mark.unit
+def test_the_search_bundle_and_sphinxs_records_are_not_compared(tmp_path):
+    """The search bundle is written after the build (kb_search_defer); .buildinfo and
+    objects.inv are written on every build, and no page shows them."""
+    out = _output(tmp_path)
+    shown = Shown(out)
+    _write_new_file(out / "pagefind/pagefind-entry.json", '{"version": 2}')
+    (out / "pagefind/fragment/en_1.pf_fragment").parent.mkdir(parents=True)
+    (out / "pagefind/fragment/en_1.pf_fragment").write_bytes(b"\x00")
+    _write_new_file(out / "objects.inv", "another inventory")
+    _write_new_file(out / ".buildinfo", "another config")
+    assert not shown.changed()
+
+
+# -- The worker and the server's rebuilds ---------------------------------------------------------
+
+
+@pytest.fixture
+def site(tmp_path) -> Path:
+    return copy_root("listings", tmp_path / "site").resolve()
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    _write_new_file(path, text.replace(old, new))
+
+
+def _append(path: Path, text: str) -> None:
+    _write_new_file(path, path.read_text(encoding="utf-8") + text)
+
+
+class Early:
+    """A ``pages_written`` callback that keeps what two pages held when it was called."""
+
+    def __init__(self, site: Path) -> None:
+        out = build_folders(site)[0]
+        self.post, self.listing = out / "posts/post-14.html", out / "blog.html"
+        self.seen: list[tuple[bytes, bytes]] = []
+
+    def __call__(self) -> None:
+        self.seen.append((self.post.read_bytes(), self.listing.read_bytes()))
+
+
+@pytest.mark.slow
+def test_the_edited_page_is_shown_before_the_build_ends_as_it_ends(site):
+    worker = WarmWorker(site)
+    arguments = sphinx_arguments(site) + ["-q"]
+    try:
+        assert worker.build(arguments) == 0
+        assert worker.wait_prepared()
+        post = site / "posts/post-14.md"
+        _append(post, "\nA last paragraph about zebrafish.\n")  # not the excerpt the listing shows
+        early = Early(site)
+        assert worker.build(arguments, pages_written=early) == 0
+        assert worker.last_prepared
+        [(page, _)] = early.seen
+        assert b"zebrafish" in page
+        assert page == early.post.read_bytes()  # the finished build's page, byte for byte
+        assert not worker.last_changed  # nothing else a page shows: no second reload
+
+        # A new title is on the listing too, which the build writes after the pages.
+        assert worker.wait_prepared()
+        _edit(post, "# Post 14", "# Post 14, renamed")
+        early = Early(site)
+        assert worker.build(arguments, pages_written=early) == 0
+        [(page, listing)] = early.seen
+        assert b"Post 14, renamed" in page and page == early.post.read_bytes()
+        assert b"Post 14, renamed" not in listing
+        assert b"Post 14, renamed" in early.listing.read_bytes()
+        assert worker.last_changed  # so the browsers reload once more
+    finally:
+        worker.close()
+
+
+@pytest.mark.slow
+def test_the_server_reloads_early_and_again_only_when_more_changed(site):
+    arguments = sphinx_arguments(site) + ["-q"]
+    rebuilds = Rebuilds(site, arguments, "http://127.0.0.1:1/")
+    post = site / "posts/post-14.md"
+    try:
+        assert rebuilds(changed_paths=())  # the first build: nothing was shown early
+        for old, new, again in [
+            (None, "\nMore words at the end.\n", False),
+            ("# Post 14", "# Post 14, renamed", True),
+        ]:
+            assert rebuilds.worker is not None and rebuilds.worker.wait_prepared()
+            if old is None:
+                _append(post, new)
+            else:
+                _edit(post, old, new)
+            told: list[bool] = []
+            again_at_end = rebuilds(changed_paths=[post], pages_written=partial(told.append, True))
+            assert told == [True]
+            assert again_at_end is again
+        # Unprepared (a fresh child for each build): the browsers reload at the end only.
+        rebuilds.prepare = False
+        assert rebuilds.worker.wait_prepared()  # the standby made after the last build
+        _edit(post, "# Post 14, renamed", "# Post 14")
+        rebuilds(changed_paths=[post])  # built by that standby; the next has none
+        _edit(post, "# Post 14", "# Post 14, again")
+        told = []
+        assert rebuilds(changed_paths=[post], pages_written=partial(told.append, True))
+        assert told == []
+    finally:
+        rebuilds.close()
+
+
+@pytest.mark.slow
+def test_a_deleted_posts_page_is_gone_when_the_pages_are_shown(site):
+    worker = WarmWorker(site)
+    arguments = sphinx_arguments(site) + ["-q"]
+    page = build_folders(site)[0] / "posts/post-14.html"
+    try:
+        assert worker.build(arguments) == 0
+        assert page.is_file()
+        assert worker.wait_prepared()
+        (site / "posts/post-14.md").unlink()
+        there: list[bool] = []
+        assert worker.build(arguments, pages_written=lambda: there.append(page.exists())) == 0
+        assert worker.last_prepared
+        assert there == [False]
+        assert worker.last_changed  # the listings that showed it are written after
+    finally:
+        worker.close()
