@@ -159,6 +159,13 @@ EXAMPLES: dict[str, Example] = {
         source="date: March 14",
         fix_source="date: 2026-03-14",
     ),
+    "option_in_date": _ex(
+        {"text": ":category: Article"},
+        source=".. post:: 2026-03-14\n   :category: Article\n\n Why FP8 needs new kernels.",
+        fix_source=".. post:: 2026-03-14\n   :category: Article\n\n   Why FP8 needs new kernels.",
+        where="posts/2026/fp8-gemm.rst",
+        line=5,
+    ),
     "not_a_time": _ex(
         {
             "key": "date",
