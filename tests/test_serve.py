@@ -125,12 +125,19 @@ def test_cold_rebuilds_build_too(site):
 
 
 def test_the_worker_learns_what_a_build_imports(site):
-    from kb.cli.buildworker import build_in_child, import_what_builds_import
+    from pygments.lexers.c_like import CudaLexer
 
+    from kb.cli.buildworker import LEXER, build_in_child, import_what_builds_import
+
+    (site / "kernel.md").write_text("# Kernel\n\n```cuda\n__global__ void k() {}\n```\n")
     status, modules = build_in_child(sphinx_arguments(site) + ["-q"])
     assert status == 0
     # Imported inside myst-parser's setup(), not by importing the extension's package.
     assert "myst_parser.sphinx_ext.main" in modules and "localext" in modules
+    # The lexer that highlighted the page, its rules compiled here too for the next build.
+    assert LEXER + "pygments.lexers.c_like:CudaLexer" in modules
+    import_what_builds_import([name for name in modules if name.startswith(LEXER)])
+    assert "_tokens" in CudaLexer.__dict__
     sys.modules.pop("colorsys", None)
     assert import_what_builds_import(["colorsys", "sys", "no_such_module_at_all"]) is True
     assert "colorsys" in sys.modules

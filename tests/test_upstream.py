@@ -30,6 +30,7 @@ from kb.upstream import furo as upstream_furo
 from kb.upstream import myst_nb as upstream_myst_nb
 from kb.upstream import myst_parser as upstream_myst_parser
 from kb.upstream import pagefind as upstream_pagefind
+from kb.upstream import pygments as upstream_pygments
 from kb.upstream import sphinx as upstream_sphinx
 from kb.upstream import sphinx_autobuild as upstream_autobuild
 from kb.upstream import sphinx_build as upstream_sphinx_build
@@ -250,6 +251,10 @@ CHECKS = {
     ],
     "test_furo_ends_a_build_with_the_stylesheet_kb_serve_writes_first": [
         "furo.pygments_stylesheet",
+    ],
+    "test_pygments_compiles_a_lexers_rules_once_into_its_class": [
+        "pygments.compiled_lexers",
+        "pygments.compile_lexers",
     ],
     "test_the_installed_pagefind_writes_the_layout_kb_knows": [
         "pagefind.installed_version",
@@ -790,6 +795,31 @@ def test_furo_ends_a_build_with_the_stylesheet_kb_serve_writes_first(make_app, t
     assert "prefers-color-scheme: dark" in css  # furo's own, not Sphinx's one style
     other_theme = type("App", (), {"config": type("Config", (), {"html_theme": "basic"})})
     assert upstream_furo.pygments_stylesheet(other_theme) is None
+
+
+# Pygments ----------------------------------------------------------------------------------------
+
+
+def test_pygments_compiles_a_lexers_rules_once_into_its_class():
+    """kb serve's worker compiles the lexers its builds compiled, so that each forked build
+    inherits them compiled (kb.upstream.pygments): Pygments keeps them in the class's own
+    ``_tokens`` once one lexer of the class is made."""
+    from pygments.lexer import RegexLexer
+    from pygments.token import Name
+
+    class FreshLexer(RegexLexer):
+        tokens = {"root": [(r"\w+", Name), (r"\W", Name)]}
+
+    FreshLexer.__module__, FreshLexer.__qualname__ = __name__, "FreshLexer"
+    globals()["FreshLexer"] = FreshLexer  # importable by name, as a real lexer is
+    name = f"{__name__}:FreshLexer"
+    assert name not in upstream_pygments.compiled_lexers()
+    assert upstream_pygments.compile_lexers([name]) is True
+    assert "_tokens" in FreshLexer.__dict__
+    assert name in upstream_pygments.compiled_lexers()
+    assert upstream_pygments.compile_lexers([name]) is False  # compiled already
+    assert upstream_pygments.compile_lexers(["no_such_module:Lexer", f"{__name__}:Nope"]) is False
+    del globals()["FreshLexer"]
 
 
 # Pagefind ----------------------------------------------------------------------------------------

@@ -141,11 +141,20 @@ def build_in_child(arguments: list[str], keep_open: tuple[int, ...] = ()) -> tup
 
 
 def import_what_builds_import(names: list[str]) -> bool:
-    """Import the modules a build imported that this process has not; True if there were any."""
-    missing = [name for name in names if name not in sys.modules]
+    """Import the modules a build imported that this process has not, and compile the
+    Pygments lexers it compiled (:mod:`kb.upstream.pygments`); True if there were any."""
+    from ..upstream.pygments import compile_lexers
+
+    lexers = [name.removeprefix(LEXER) for name in names if name.startswith(LEXER)]
+    missing = [name for name in names if name not in sys.modules and not name.startswith(LEXER)]
     for name in missing:
         _import_quietly(name)
-    return bool(missing)
+    return compile_lexers(lexers) or bool(missing)
+
+
+#: How a child names a lexer it compiled, among the modules it imported (no module's name has
+#: a ``=``).
+LEXER = "pygments-lexer="
 
 
 #: What a standby child writes once it has made its application (before its verdict).
@@ -283,11 +292,15 @@ class _TellWritten:
 
 def _exit_child(status: int, result_fd: int, verdict: str | None = None) -> NoReturn:
     """End a forked child: flush its output, send ``verdict`` (if any) and then the modules
-    it imported, one per line, and exit without running the worker's cleanup."""
+    it imported and the lexers it compiled, one per line, and exit without running the
+    worker's cleanup."""
+    from ..upstream.pygments import compiled_lexers
+
     with contextlib.suppress(Exception):
         sys.stdout.flush()
         sys.stderr.flush()
         lines = ([] if verdict is None else [verdict]) + sorted(sys.modules)
+        lines += [LEXER + name for name in compiled_lexers()]
         with os.fdopen(result_fd, "w", encoding="utf-8") as result:
             result.write("\n".join(lines))
     os._exit(status)
@@ -332,8 +345,8 @@ def serve_requests(request_fd: int, reply_fd: int, imported: ImportedFiles) -> N
                 reply = {"status": status, "prepared": prepared, "changed": changed}
                 replies.write(json.dumps(reply) + "\n")
                 replies.flush()
-                # While the author reads the page: what this build imported, for the next one,
-                # and the next build's application.
+                # While the author reads the page: what this build imported and compiled, for
+                # the next one, and the next build's application.
                 if import_what_builds_import(modules):
                     imported.update()
                     gc.collect()
