@@ -513,3 +513,22 @@ def test_math_that_does_not_pair_up_is_left_out_of_the_record():
     )
     # One formula fewer than the page shows (a raw <math> in a post): none is guessed at.
     assert search_records.math_as_tex(body, [("x", False)]) == "<p>a   b  </p>"
+
+
+@pytest.mark.sphinx("html", testroot="search", srcdir="search-wordless-post")
+def test_a_post_with_no_word_to_index_is_left_out_without_a_warning(app):
+    """Pagefind indexes no page without a letter or a digit in its body (a post titled ``/``
+    with no text, found by tests/test_agreement.py): the count of searchable pages leaves it
+    out too, instead of warning, with no location, that a template dropped a marker."""
+    post = Path(app.srcdir) / "posts" / "wordless.md"
+    post.write_text(
+        "---\nblogpost: true\ndate: 2025-03-02\ncategory: Article\nauthor: ada\n"
+        'description: "0"\n---\n\n# /\n',
+        encoding="utf-8",
+    )
+    app.build()
+    assert app.warning.getvalue() == ""
+    assert search_records.holds_a_word(str(Path(app.outdir) / "posts/hopper-gemm.html"))
+    assert not search_records.holds_a_word(str(Path(app.outdir) / "posts/wordless.html"))
+    indexed = fragments(Path(app.outdir))
+    assert "/posts/wordless.html" not in indexed and "/posts/hopper-gemm.html" in indexed

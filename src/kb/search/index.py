@@ -42,7 +42,7 @@ from ..core.urls import output_path, root_prefix
 from . import marking, records
 from .marking import enabled
 from .pagefind import BUNDLE_DIR, IndexRun, fill_search_page
-from .records import prune_records, search_sources
+from .records import holds_a_word, prune_records, search_sources
 from .worker import BUILD_SUCCEEDED
 
 logger = logging.getLogger(__name__)
@@ -123,6 +123,8 @@ def _build_finished(app: Sphinx, exception) -> None:
     run.finish()  # the old bundle's files go once the search page names the new ones
     logger.info("kb search: %d pages indexed (%.1f s waited)", count, time.perf_counter() - start)
     expected = len(state.search_sources)
+    if count != expected:  # is it the pages Pagefind finds no word in? They are not indexed.
+        expected -= sum(not holds_a_word(source) for source in state.search_sources.values())
     if count != expected:
         logger.warning(
             "kb search: %d pages should be searchable but the index holds %d. A template "

@@ -132,6 +132,27 @@ def search_sources(app: Sphinx) -> dict[str, str]:
     return sources
 
 
+#: What Pagefind counts as a word: a letter or a digit (a page without one is not indexed).
+_WORD = re.compile(r"[^\W_]")
+
+
+def holds_a_word(source: str) -> bool:
+    """Whether Pagefind finds a word to index in ``source`` (a record or a written page):
+    in its ``data-pagefind-body``, outside the parts marked ``data-pagefind-ignore``. A post
+    whose title and text are only punctuation (``# /``) has none, and Pagefind leaves it out
+    of the index."""
+    from lxml import html as lxml_html
+
+    try:
+        tree = lxml_html.fromstring(Path(source).read_bytes())
+    except (OSError, ValueError):
+        return True  # unreadable here: counted as Pagefind will have counted it
+    for ignored in tree.xpath("//*[@data-pagefind-ignore]"):
+        ignored.drop_tree()
+    bodies = tree.xpath("//*[@data-pagefind-body]") or [tree]
+    return any(_WORD.search(body.text_content()) for body in bodies)
+
+
 def prune_records(app: Sphinx, sources: dict[str, str]) -> None:
     """Remove the records of pages that are gone (a post deleted or renamed): never indexed,
     they would only pile up. Done when the sources changed, so the bundle was made again."""
