@@ -249,6 +249,29 @@ def test_kb_check_checks_a_post_directive_outside_the_pattern(tmp_path: Path) ->
     assert warnings == problems
 
 
+def test_a_comment_in_a_myst_post_directives_options_is_reported_once_in_kbs_words(
+    tmp_path: Path,
+) -> None:
+    """MyST cuts an option's value at `` #`` and warns in words that say nothing of it; the
+    checks report it at MyST's line with the fix, in both, and MyST's warning is left out
+    there (kb.markup.optioncomments). Another directive's comment keeps MyST's warning."""
+    site = copy_root("ablogoptions", tmp_path / "site")
+    (site / "posts/commented.md").write_text(
+        "# Commented\n\n```{post} 2021-10-08\n:category: Manual\n:author: ahmet\n"
+        ":tags: fp8 #gemm\n```\n\nIts text.\n\n```{note}\n:class: tip #c\nA note.\n```\n",
+        encoding="utf-8",
+    )
+    _, problems, _ = run_check(site, "posts/commented.md")
+    app, warnings = build(site)
+    assert problems == [("posts/commented.md", 6, say("option_comment"))]
+    assert [w[:3] for w in warnings if w[3] != "myst.directive_comments"] == problems
+    assert [w[:2] for w in warnings if w[3] == "myst.directive_comments"] == [
+        ("posts/commented.md", 12)  # the note's, which is MyST's alone
+    ]
+    page = (Path(app.outdir) / "posts/commented.html").read_text(encoding="utf-8")
+    assert "Directive options has" not in page
+
+
 #: What each option of ablog's ``post`` directive does here, and the test that shows it.
 OPTION_EFFECTS = {
     "tags": "test_locations_and_languages_have_archives_and_feeds (tag archives: test_ablog_forms)",

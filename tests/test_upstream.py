@@ -244,6 +244,7 @@ CHECKS = {
         "ablog.pattern_matches",
     ],
     "test_myst_logs_its_warnings_where_kb_filters_them": ["myst_parser.myst_warning_logger"],
+    "test_myst_finds_comments_in_options_where_kb_looks": ["myst_parser.option_comment_line"],
     "test_sphinx_autobuilds_server_parts_are_where_kb_serve_looks": [
         "sphinx_autobuild.watcher_class",
         "sphinx_autobuild.ignore_filter",
@@ -672,6 +673,22 @@ def test_ablogs_page_and_feed_writers_are_found_and_unplugged(make_app, tmp_path
 
 
 # MyST-Parser and MyST-NB (kb.notebooks imports MyST-NB lazily and declares its settings itself) --
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [
+        ([":category: Article", ":tags: fp8 #gemm", "", "Text."], 1),
+        (["---", "category: Article", "# a whole line", "---"], 2),
+        ([":tags: c#, cuda", "", "Text # not an option."], None),  # no space: no comment
+        (["Text # not an option."], None),
+        ([':tags: "unclosed'], None),  # MyST's own "Invalid options format", not this
+    ],
+)
+def test_myst_finds_comments_in_options_where_kb_looks(content, line):
+    """kb reports a comment in a post directive's options where MyST warns of it
+    (kb.checks.postforms.myst_option_comments), and leaves MyST's warning out there."""
+    assert upstream_myst_parser.option_comment_line(content) == line
 
 
 def test_myst_logs_its_warnings_where_kb_filters_them():

@@ -81,6 +81,7 @@ def setup(app: Sphinx) -> dict:
     markup.setup_files(app)
     markup.setup_rawhtml(app)
     markup.setup_headings(app)
+    markup.setup_option_comments(app)
     markup.setup_players(app)
     benchmark.setup_benchmark(app)
     benchmark.setup_peaks(app)

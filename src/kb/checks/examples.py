@@ -159,6 +159,11 @@ EXAMPLES: dict[str, Example] = {
         source="date: March 14",
         fix_source="date: 2026-03-14",
     ),
+    "option_comment": _ex(
+        source="```{post} 2026-03-14\n:category: Article\n:tags: fp8 #gemm\n```",
+        fix_source="```{post} 2026-03-14\n:category: Article\n:tags: fp8, gemm\n```",
+        line=5,
+    ),
     "option_in_date": _ex(
         {"text": ":category: Article"},
         source=".. post:: 2026-03-14\n   :category: Article\n\n Why FP8 needs new kernels.",

@@ -68,6 +68,9 @@ MESSAGES = {
     "e.g. `{key}: 2025-03-14`",
     "zone": "{key} {shown} has a time zone, which crashes ablog: dates are UTC and carry no "
     "zone, write `{key}: {day}`",
+    "option_comment": "MyST reads ` #` in a `{{post}}` option as the start of a comment and "
+    "leaves the rest of the line out of the value: quote the value, e.g. "
+    '`:title: "Why #1 matters"`, or remove the comment',
     "option_in_date": 'docutils reads "{text}" as part of the date of `.. post::`, not as an '
     "option: indent the directive's options as much as its content",
     "not_a_date": '{key} "{shown}" is not a date with a day, month and year: write it as '

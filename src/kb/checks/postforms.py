@@ -18,6 +18,7 @@ from dataclasses import replace
 from docutils.parsers.rst.states import Body
 from docutils.statemachine import StringList, string2lines
 
+from ..upstream.myst_parser import option_comment_line
 from .frontmatter import check_fields, check_post, parse_yaml
 from .messages import say
 from .model import Field, PostFacts, Problem, Rules
@@ -470,7 +471,31 @@ def check_text_post(path: str, text: str, rules: Rules) -> tuple[PostFacts, list
     rst = path.endswith(".rst")
     facts, problems = _check_text_post(rst, text, rules)
     problems = [*problems, *_section_posts(text, rst, rules)]
+    if not rst:
+        problems += myst_option_comments(text)
     return facts, sorted(problems, key=lambda p: p.line)
+
+
+def myst_option_comments(text: str) -> list[Problem]:
+    """Each MyST ``post`` directive whose options hold a ``#`` comment, at the line where
+    MyST warns of it (the build leaves MyST's warning out there, :mod:`kb.markup.mystquiet`)."""
+    lines = text.split("\n")
+    problems = []
+    for number, _ in _myst_post_openings(lines):
+        opening = _MYST_DIRECTIVE_FENCE.match(lines[number - 1])
+        if opening is None:
+            continue
+        fence = opening["fence"]
+        content = []
+        for line in lines[number:]:
+            stripped = line.strip()
+            if stripped.startswith(fence) and not stripped.lstrip(fence[0]).strip():
+                break
+            content.append(line)
+        index = option_comment_line(content)
+        if index is not None:
+            problems.append(Problem(number + 1 + index, say("option_comment")))
+    return problems
 
 
 def _check_text_post(rst: bool, text: str, rules: Rules) -> tuple[PostFacts, list[Problem]]:

@@ -184,8 +184,9 @@ class BuildState:
     # search.index at html-collect-pages (kb_search_defer): the pipe on which build-finished
     # tells the background indexer whether the build succeeded.
     search_go: int | None = None
-    # markup.headings at builder-inited: MyST's warning filter, removed at build-finished.
-    quiet_headings: logging.Filter | None = None
+    # markup.mystlog at builder-inited: filters on MyST's logger (markup.headings,
+    # markup.optioncomments), removed at build-finished.
+    myst_filters: list[logging.Filter] = field(default_factory=list)
     # meta.sitemap at html-page-context (reset at builder-inited): every page written.
     sitemap_seen: set[str] = field(default_factory=set)
 

@@ -34,8 +34,7 @@ from ..checks.model import Rules
 from ..checks.notebook import check_source, is_ipynb
 from ..checks.pages import check_page, says_blogpost
 from ..core import ablog
-from ..core.state import build_state
-from ..upstream.myst_parser import myst_warning_logger
+from .mystlog import filter_myst_warnings
 
 #: MyST's message for a document whose first heading is below H1 (``update_section_level_state``
 #: in myst_parser's ``mdit_to_docutils/base.py``); an H2 to H4 jump is another message.
@@ -104,25 +103,6 @@ class DropHeadingsStartNodes(SphinxTransform):
                 message.parent.remove(message)
 
 
-def _add_filter(app: Sphinx) -> None:
-    # For this build only: the logger is the process's, and outlives the application. An
-    # application that never reached build-finished (made, then not built, or stopped) left
-    # its filter there: builds in one process follow each other, so it is gone now.
-    logger = myst_warning_logger()
-    for stale in [f for f in logger.filters if isinstance(f, QuietHeadingsStart)]:
-        logger.removeFilter(stale)
-    quiet = build_state(app).quiet_headings = QuietHeadingsStart(app)
-    logger.addFilter(quiet)
-
-
-def _remove_filter(app: Sphinx, exception) -> None:
-    state = build_state(app)
-    if state.quiet_headings is not None:
-        myst_warning_logger().removeFilter(state.quiet_headings)
-        state.quiet_headings = None
-
-
 def setup_headings(app: Sphinx) -> None:
-    app.connect("builder-inited", _add_filter)
-    app.connect("build-finished", _remove_filter)
+    filter_myst_warnings(app, QuietHeadingsStart)
     app.add_transform(DropHeadingsStartNodes)
