@@ -190,9 +190,12 @@ def test_a_second_post_directive_in_the_same_section_is_refused_at_its_line(
     assert [w[:3] for w in warnings] == [("posts/options.rst", line, SECTION_POST)]
 
 
-def _check_and_build(site: Path, path: str) -> tuple[list, list]:
-    """What ``kb check`` of the whole site (as the author runs it) and the build say of
-    ``path``, each as (path, line, message)."""
+def _check_and_build(tmp_path: Path, path: str, text: str) -> tuple[list, list]:
+    """Write ``text`` at ``path`` in a copy of the root; what ``kb check`` of the whole site
+    (as the author runs it) and the build then say of it, each as (path, line, message)."""
+    site = copy_root("ablogoptions", tmp_path / "site")
+    (site / path).parent.mkdir(parents=True, exist_ok=True)
+    (site / path).write_text(text, encoding="utf-8")
     _, problems, _ = run_check(site)
     _, warnings = build(site)
     return [p for p in problems if p[0] == path], [w[:3] for w in warnings if w[0] == path]
@@ -202,13 +205,12 @@ def test_options_indented_more_than_the_content_are_the_date_in_both(tmp_path: P
     """docutils takes a directive's options only at its block's indentation: with content
     indented by one space, ``   :category:`` lines are part of the date. ablog raised on that
     date (a traceback from the build, found by tests/test_agreement.py); both now report it."""
-    site = copy_root("ablogoptions", tmp_path / "site")
-    (site / "posts/indented.rst").write_text(
+    problems, warnings = _check_and_build(
+        tmp_path,
+        "posts/indented.rst",
         "Indented\n========\n\n.. post:: 2021-10-08\n   :category: Manual\n   :author: ahmet\n"
         "\n Its text.\n",
-        encoding="utf-8",
     )
-    problems, warnings = _check_and_build(site, "posts/indented.rst")
     date = 'date "2021-10-08 :category: Manual :author: ahmet" is not a date with a day'
     assert [(path, line) for path, line, _ in problems] == [
         ("posts/indented.rst", 4),
@@ -223,13 +225,12 @@ def test_options_indented_more_than_the_content_are_the_date_in_both(tmp_path: P
 def test_a_date_on_the_line_below_the_directive_is_its_argument(tmp_path: Path) -> None:
     """As docutils reads it: the directive's block starts on the next line, its argument
     first, then its options (one of them wrong here, reported at its own line)."""
-    site = copy_root("ablogoptions", tmp_path / "site")
-    (site / "posts/below.rst").write_text(
+    problems, warnings = _check_and_build(
+        tmp_path,
+        "posts/below.rst",
         "Below\n=====\n\n.. post::\n   2021-10-08\n   :category: Nope\n   :author: ahmet\n"
         "\n   Its text.\n",
-        encoding="utf-8",
     )
-    problems, warnings = _check_and_build(site, "posts/below.rst")
     assert [(path, line) for path, line, _ in problems] == [("posts/below.rst", 6)]
     assert problems[0][2].startswith('unknown category "Nope"')
     assert warnings == problems
@@ -238,14 +239,26 @@ def test_a_date_on_the_line_below_the_directive_is_its_argument(tmp_path: Path) 
 def test_kb_check_checks_a_post_directive_outside_the_pattern(tmp_path: Path) -> None:
     """ablog takes a ``post`` directive in any document; the build checks it as a post, and
     so does ``kb check`` of the whole site."""
-    site = copy_root("ablogoptions", tmp_path / "site")
-    (site / "elsewhere.rst").write_text(
+    problems, warnings = _check_and_build(
+        tmp_path,
+        "elsewhere.rst",
         "Elsewhere\n=========\n\n.. post:: 2021-13-08\n   :category: Manual\n\nIts text.\n",
-        encoding="utf-8",
     )
-    problems, warnings = _check_and_build(site, "elsewhere.rst")
     assert [(path, line) for path, line, _ in problems] == [("elsewhere.rst", 4)]
     assert "is not a real day" in problems[0][2]
+    assert warnings == problems
+
+
+def test_a_myst_post_outside_the_pattern_is_checked_once_as_a_post(tmp_path: Path) -> None:
+    """Not also as a page (kb.pages.evergreen): a problem both checks find (headings that
+    start at ``##``) is one warning, as in ``kb check``."""
+    problems, warnings = _check_and_build(
+        tmp_path,
+        "notes/elsewhere.md",
+        "## Elsewhere\n\n```{post} 2021-10-08\n:category: Manual\n:author: ahmet\n```\n\n"
+        "Its text.\n",
+    )
+    assert [(path, line) for path, line, _ in problems] == [("notes/elsewhere.md", 1)]
     assert warnings == problems
 
 

@@ -107,15 +107,19 @@ def _append(path: Path, text: str) -> None:
 
 
 class Early:
-    """A ``pages_written`` callback that keeps what two pages held when it was called."""
+    """A ``pages_written`` callback that keeps what two pages and the code colours held
+    when it was called."""
 
     def __init__(self, site: Path) -> None:
         out = build_folders(site)[0]
         self.post, self.listing = out / "posts/post-14.html", out / "blog.html"
+        self.colours = out / "_static/pygments.css"
         self.seen: list[tuple[bytes, bytes]] = []
+        self.colours_seen: list[bytes] = []
 
     def __call__(self) -> None:
         self.seen.append((self.post.read_bytes(), self.listing.read_bytes()))
+        self.colours_seen.append(self.colours.read_bytes())
 
 
 @pytest.mark.slow
@@ -133,6 +137,9 @@ def test_the_edited_page_is_shown_before_the_build_ends_as_it_ends(site):
         [(page, _)] = early.seen
         assert b"zebrafish" in page
         assert page == early.post.read_bytes()  # the finished build's page, byte for byte
+        # furo's code colours, which furo writes over Sphinx's only at build-finished.
+        assert early.colours_seen == [early.colours.read_bytes()]
+        assert b"prefers-color-scheme: dark" in early.colours_seen[0]
         assert not worker.last_changed  # nothing else a page shows: no second reload
 
         # A new title is on the listing too, which the build writes after the pages.
@@ -199,3 +206,14 @@ def test_a_deleted_posts_page_is_gone_when_the_pages_are_shown(site):
         assert worker.last_changed  # the listings that showed it are written after
     finally:
         worker.close()
+
+
+@pytest.mark.slow
+def test_a_standby_discarded_while_it_prepares_exits_without_a_traceback(site, capfd):
+    """kb serve stopped (or a build asked for with other arguments) while the next build's
+    application is being made: the standby's word that it is ready finds no reader."""
+    from kb.cli.buildworker import Standby
+
+    standby = Standby(sphinx_arguments(site) + ["-q"])
+    standby.discard()  # at once: it is still making its application (about a second)
+    assert "Traceback" not in capfd.readouterr().err

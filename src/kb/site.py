@@ -152,12 +152,12 @@ class Site:
                     found.append(path)
         return sorted(found)
 
-    def posts_by_their_text(self) -> list[Path]:
-        """The sources ablog's pattern does not match that are posts all the same: their
-        front matter says ``blogpost: true``, or they hold a ``post`` directive (the build
-        checks them as posts)."""
+    def posts_by_their_text(self, paths: list[Path]) -> list[Path]:
+        """Those of ``paths`` (sources ablog's pattern does not match) that are posts all the
+        same: their front matter says ``blogpost: true``, or they hold a ``post`` directive
+        (the build checks them as posts)."""
         found = []
-        for path in self.page_paths():
+        for path in paths:
             try:
                 text = read_bounded(path, self.max_file_bytes).decode("utf-8-sig")
             except (OSError, UnicodeDecodeError):

@@ -172,10 +172,12 @@ def _parse_day(text: str) -> date:
 
 def cmd_check(args: argparse.Namespace, site: Site) -> int:
     # Every post, wherever it is, and every page in pages/ (checked as the build checks them:
-    # kb.checks.pages).
-    pages = [path for path in site.page_paths() if site.relpath(path).startswith("pages/")]
-    elsewhere = [] if args.paths else site.posts_by_their_text()
-    pages = [path for path in pages if path not in elsewhere]
+    # kb.checks.pages; check_files tells a post in pages/ by its text).
+    pages: list[Path] = []
+    others: list[Path] = []
+    for path in [] if args.paths else site.page_paths():
+        (pages if site.relpath(path).startswith("pages/") else others).append(path)
+    elsewhere = site.posts_by_their_text(others)
     targets = _expand(args.paths) if args.paths else [*site.post_paths(), *elsewhere, *pages]
     problems = check_files(site, targets, today=today_utc())
     errors = scheduled = undated = warnings = 0

@@ -43,13 +43,19 @@ def write_if_changed(path: Path, data: str | bytes) -> bool:
     Leaving an unchanged file alone keeps its time stamp, so servers and rsync see no change.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        if path.read_bytes() == raw:
-            return False
-    except OSError:
-        pass
+    if holds_exactly(path, raw):
+        return False
     _replace(path, raw)
     return True
+
+
+def holds_exactly(path: Path, raw: bytes) -> bool:
+    """Whether the file at ``path`` is there with exactly the bytes ``raw`` (its size is
+    compared first, so a changed file is seldom read)."""
+    try:
+        return path.stat().st_size == len(raw) and path.read_bytes() == raw
+    except OSError:
+        return False
 
 
 def _replace(path: Path, data: bytes, durable: bool = False) -> None:

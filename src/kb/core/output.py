@@ -30,7 +30,7 @@ from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util import logging
 
 from . import events
-from .fileio import crash_point
+from .fileio import crash_point, holds_exactly
 from .state import BuildState, build_state
 
 try:
@@ -112,6 +112,10 @@ class _WholePages(_HTMLBuilder):
     def handle_page(
         self, pagename, addctx, templatename="page.html", *, outfilename=None, event_arg=None
     ) -> None:
+        # A generated page (a listing, the index, the search page) that already has these
+        # bytes is left as it was, so its stamp changes only with its bytes (kb serve reloads
+        # the browsers on that, kb.cli.reloads). A document's page is always replaced: Sphinx
+        # rebuilds a document whose page is older than its source.
         final = Path(outfilename or _output_path(self, pagename))
         partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
         journal = self._build_state.journal
@@ -126,26 +130,13 @@ class _WholePages(_HTMLBuilder):
                 pagename, addctx, templatename, outfilename=partial, event_arg=event_arg
             )
             crash_point("page-written")
+            # Nothing when rendering failed with a warning.
+            written = partial.exists()
             document = pagename in self.env.found_docs
-            # not when rendering failed with a warning
-            if partial.exists() and (document or not _same_bytes(partial, final)):
+            if written and (document or not holds_exactly(final, partial.read_bytes())):
                 os.replace(partial, final)
         finally:
             partial.unlink(missing_ok=True)
-
-
-def _same_bytes(new: Path, old: Path) -> bool:
-    """Whether ``old`` is there with the bytes of ``new``. A generated page (a listing, the
-    index, the search page) that did not change is then left as it was: its stamp changes
-    only with its bytes (kb serve reloads the browsers on that, :mod:`kb.cli.reloads`). A
-    document's page is always replaced: Sphinx rebuilds a document whose page is older than
-    its source."""
-    try:
-        if new.stat().st_size != old.stat().st_size:
-            return False
-        return new.read_bytes() == old.read_bytes()
-    except OSError:
-        return False
 
 
 def _output_path(builder, pagename: str) -> Path:
