@@ -18,6 +18,7 @@ from helpers import soup
 from sphinx.errors import ExtensionError
 
 from kb.search import marking
+from kb.search import pagefind as search_pagefind
 from kb.search import records as search_records
 
 SEARCHABLE = {
@@ -216,6 +217,7 @@ def test_missing_pagefind_binary_says_what_to_do(app, monkeypatch):
     import pagefind.service
 
     monkeypatch.setattr(pagefind.service, "get_executable", lambda: None)
+    search_pagefind.find_pagefind.cache_clear()  # found by an earlier build of this process
     with pytest.raises(ExtensionError, match=r"pip install 'pagefind\[extended\]'"):
         app.build()
 

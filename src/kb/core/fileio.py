@@ -131,6 +131,12 @@ def crashing() -> bool:
     return bool(os.environ.get(CRASH_VARIABLE))
 
 
+def count_crash_points_afresh() -> None:
+    """In a copy of a process that carries on the build's work as its own process (kb serve's
+    indexer): count the stages from 0, as a process started anew does."""
+    _crash_counts.clear()
+
+
 def crash_point(stage: str) -> None:
     """A place where ``tests/hostile/test_interrupted.py`` may stop the build."""
     wanted = os.environ.get(CRASH_VARIABLE)

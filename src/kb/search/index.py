@@ -29,21 +29,23 @@ import os
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..core import events
+from ..core.detached import run_detached
 from ..core.fileio import crash_point
 from ..core.output import held_descriptors
 from ..core.state import build_state
 from ..core.urls import output_path, root_prefix
 from . import marking, records
 from .marking import enabled
-from .pagefind import BUNDLE_DIR, IndexRun, fill_search_page
+from .pagefind import BUNDLE_DIR, IndexRun, fill_search_page, find_pagefind
 from .records import holds_a_word, prune_records, search_sources
-from .worker import BUILD_SUCCEEDED
+from .worker import BUILD_SUCCEEDED, index_and_fill
 
 logger = logging.getLogger(__name__)
 
@@ -158,6 +160,8 @@ def index_in_background(
     killed closes the pipe without a word, and the search page keeps its bundle.
     """
     outdir, workdir = Path(app.outdir), Path(app.doctreedir)
+    # The pages listed in a file too: ``python -m kb.search.worker`` reads them there (where
+    # no copy of this process can be made, and benchmarks/indexer_once.py).
     listing = workdir / "kb-search-pages.json"
     listing.write_text(
         json.dumps({relpath: str(source) for relpath, source in sources.items()}),
@@ -165,26 +169,43 @@ def index_in_background(
     )
     search_page = output_path(app, "search")
     prefix = root_prefix(app, "search") + BUNDLE_DIR + "/"
-    arguments = [str(outdir), str(workdir), str(listing), str(search_page), prefix]
-    arguments.append("keep-url" if _keep_index_url(app) else "folder-url")
-    arguments.append(str(build_state(app).config.search_shard_size))
+    keep_url, shard_size = _keep_index_url(app), build_state(app).config.search_shard_size
     # Not inherited by anything else the build starts (os.pipe's descriptors are not), so
     # that the end of the pipe means the end of the build.
     told, tell = os.pipe() if wait_for_build else (None, None)
-    if told is not None:
-        arguments.append(str(told))
+    # The build's locks on its folders go with the indexer, with no moment between the two
+    # when another build could start: the next build waits for the new bundle.
+    keep = [*held_descriptors(app), *([told] if told is not None else [])]
     try:
-        with open(workdir / BACKGROUND_LOG, "w", encoding="utf-8") as log:
-            subprocess.Popen(
-                [sys.executable, "-m", "kb.search.worker", *arguments],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # outlives sphinx-build and sphinx-autobuild's rebuild
-                # The build's locks on its folders go with the worker, with no moment between
-                # the two when another build could start: the next build waits for the new
-                # bundle.
-                pass_fds=[*held_descriptors(app), *([told] if told is not None else [])],
-            )
+        # In a copy of this process (kb.core.detached): no interpreter to start, nothing to
+        # import. Pagefind's binary is found first, once per process, so that the copy does
+        # not import its package to find it.
+        find_pagefind()
+        work = partial(
+            index_and_fill,
+            outdir,
+            workdir,
+            sources,
+            search_page,
+            prefix,
+            keep_url,
+            shard_size,
+            told,
+        )
+        if not run_detached(work, keep, workdir / BACKGROUND_LOG):  # no memory for a copy
+            arguments = [str(outdir), str(workdir), str(listing), str(search_page), prefix]
+            arguments.append("keep-url" if keep_url else "folder-url")
+            arguments.append(str(shard_size))
+            if told is not None:
+                arguments.append(str(told))
+            with open(workdir / BACKGROUND_LOG, "w", encoding="utf-8") as log:
+                subprocess.Popen(
+                    [sys.executable, "-m", "kb.search.worker", *arguments],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,  # outlives sphinx-build and kb serve's rebuild
+                    pass_fds=keep,
+                )
     except BaseException:
         if tell is not None:
             os.close(tell)

@@ -6,6 +6,7 @@ Nothing here needs Sphinx: :mod:`kb.search.index` calls it at the end of a build
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -96,7 +97,11 @@ def indexed_page_count(bundle: Path) -> int:
         return 0  # the caller warns that the index does not hold the pages it should
 
 
-def _pagefind_executable() -> Path:
+@functools.cache
+def find_pagefind() -> Path:
+    """Pagefind's binary, looked up once per process (importing its package to find it costs
+    ~80 ms): :func:`kb.search.index.index_in_background` finds it before it forks the
+    indexer, which then has it."""
     from pagefind.service import get_executable
 
     executable = get_executable()
@@ -178,7 +183,7 @@ class IndexRun:
         return sources_fingerprint(self.settings, self.sources, digests)
 
     def _shard_command(self, site: Path, bundle: Path) -> list[str]:
-        executable = _pagefind_executable()
+        executable = find_pagefind()
         return pagefind_command(executable, site, bundle, self.keep_index_url)
 
     def _start_single(self) -> None:
@@ -187,7 +192,7 @@ class IndexRun:
         self.staging = Path(tempfile.mkdtemp(prefix="kb-search-", dir=self.workdir))
         stage(self.sources, self.staging / "site")
         command = pagefind_command(
-            _pagefind_executable(),
+            find_pagefind(),
             self.staging / "site",
             self.staging / "bundle",
             self.keep_index_url,

@@ -35,21 +35,45 @@ def build_succeeded(told: int) -> bool:
     return heard == BUILD_SUCCEEDED
 
 
-def main(argv: list[str]) -> int:
-    outdir, workdir, listing, search_page, prefix, url_mode, shard_size, *told = argv
-    outdir_path = Path(outdir)
+def index_and_fill(
+    outdir: Path,
+    workdir: Path,
+    sources: dict[str, str],
+    search_page: Path,
+    prefix: str,
+    keep_index_url: bool,
+    shard_size: int,
+    told: int | None = None,
+) -> int:
+    """Index ``sources`` (each page's path in the site and its record), then, once the build
+    has said on ``told`` that it succeeded (at once, without ``told``), put the new bundle
+    into the search page. The exit status: 1 when the build did not succeed."""
     # The build that started us handed over its locks on both folders (inherited
     # descriptors): the next build waits until this bundle is in place and we exit.
+    run = IndexRun(outdir, sources, workdir, keep_index_url, shard_size)
+    run.wait()
+    if told is not None and not build_succeeded(told):
+        return 1
+    fill_search_page(search_page, outdir / BUNDLE_DIR, prefix)
+    run.finish()  # the old bundle's files go once the search page names the new ones
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    outdir, workdir, listing, search_page, prefix, url_mode, shard_size, *told = argv
     listed = json.loads(Path(listing).read_text(encoding="utf-8"))
     # Each page's record as a path in text, as the build hands them to IndexRun.
     sources = {str(relpath): str(source) for relpath, source in listed.items()}
-    run = IndexRun(outdir_path, sources, Path(workdir), url_mode == "keep-url", int(shard_size))
-    run.wait()
-    if told and not build_succeeded(int(told[0])):
-        return 1
-    fill_search_page(Path(search_page), outdir_path / BUNDLE_DIR, prefix)
-    run.finish()  # the old bundle's files go once the search page names the new ones
-    return 0
+    return index_and_fill(
+        Path(outdir),
+        Path(workdir),
+        sources,
+        Path(search_page),
+        prefix,
+        url_mode == "keep-url",
+        int(shard_size),
+        int(told[0]) if told else None,
+    )
 
 
 if __name__ == "__main__":
