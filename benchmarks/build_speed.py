@@ -296,7 +296,7 @@ def measure_site(site: Site, repeats: dict[str, int], log, extra: bool = True) -
             for number in range(1, repeats["edit"] + 1):
                 prepare(site, mode)
                 run = run_build(site, options=PREVIEW_OPTIONS)
-                catch_up = wait_for_background_search()
+                catch_up = wait_for_background_search(site.html)
                 result.runs.setdefault(mode, []).append(run)
                 log(
                     f"[{site.name}] {mode} {number}/{repeats['edit']}: {run.seconds:.2f} s"
@@ -305,14 +305,29 @@ def measure_site(site: Site, repeats: dict[str, int], log, extra: bool = True) -
     return result
 
 
-def wait_for_background_search(limit: float = 120.0) -> float:
-    """Seconds until no deferred Pagefind run (``kb.search_worker``) is left."""
+def wait_for_background_search(*outputs: Path, limit: float = 120.0) -> float:
+    """Seconds until no build or deferred Pagefind run holds the ``outputs`` folders (HTML
+    output folders): kb serve's indexer holds their lock until its bundle is in place (it
+    runs in a copy of the build's process, which no process name tells apart)."""
+    import fcntl
+
     start = time.perf_counter()
-    while time.perf_counter() - start < limit:
-        running = subprocess.run(["pgrep", "-f", "kb[.]search[.]worker"], capture_output=True)
-        if running.returncode != 0:
-            break
-        time.sleep(0.05)
+    for output in outputs:
+        try:
+            folder = os.open(output, os.O_RDONLY)
+        except OSError:
+            continue  # not built yet: nothing holds it
+        try:
+            while True:
+                try:
+                    fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.perf_counter() - start > limit:
+                        break
+                    time.sleep(0.02)
+        finally:
+            os.close(folder)  # and with it the lock, at once: the next build takes it
     return time.perf_counter() - start
 
 

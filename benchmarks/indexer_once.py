@@ -4,7 +4,8 @@ Changes one search record of a built site (one word, back and forth, so each run
 work), then runs ``python -m kb.search.worker`` as a build starts it (without the pipe that
 waits for the build's end), with ``kb`` imported from ``SRC``: a checkout's ``src`` folder.
 The site is one that ``kb serve`` built, for example a copy kept by ``serve_speed.py --keep``
-(``site-warm``). Two checkouts paired:
+(``site-warm``). An optional third argument is the shard size (``kb_search_shard_size``,
+64). Two checkouts paired:
 
     farm-bench -n 15 --vs "python benchmarks/indexer_once.py SITE /tmp/kb-before/src" \\
         -- python benchmarks/indexer_once.py SITE src
@@ -34,17 +35,17 @@ def change_one_record(doctrees: Path) -> None:
     os.replace(staged, record)  # as the build writes a record: a new file
 
 
-def main(site: Path, src: Path) -> int:
+def main(site: Path, src: Path, shard_size: str = "64") -> int:
     html, doctrees = site / "_build" / "html", site / "_build" / "doctrees"
     change_one_record(doctrees)
     listing = doctrees / "kb-search-pages.json"
     search_page = html / "search.html"
     arguments = [str(html), str(doctrees), str(listing), str(search_page), "pagefind/"]
-    arguments += ["folder-url", "64"]
+    arguments += ["folder-url", shard_size]
     env = {**os.environ, "PYTHONPATH": str(src.resolve())}
     command = [sys.executable, "-m", "kb.search.worker", *arguments]
     return subprocess.run(command, env=env, check=False).returncode
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(Path(sys.argv[1]), Path(sys.argv[2])))
+    raise SystemExit(main(Path(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:4]))

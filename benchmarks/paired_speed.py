@@ -96,7 +96,7 @@ def run_mode(site, mode: str, env=None) -> build_speed.Run:
     )
     assert run.warnings == 0
     if preview:
-        build_speed.wait_for_background_search()
+        build_speed.wait_for_background_search(site.html)
     return run
 
 

@@ -55,7 +55,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
-from build_speed import REPO, build_env, make_site, site_settings, spread  # noqa: E402
+from build_speed import (  # noqa: E402
+    REPO,
+    build_env,
+    make_site,
+    site_settings,
+    spread,
+    wait_for_background_search,
+)
 from bundlesearch import pages_with  # noqa: E402
 
 MODES = ("warm", "unprepared", "cold")
@@ -119,14 +126,6 @@ class Server:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, 9)
             self.process.wait()
-
-
-def wait_for_background_search(limit: float = 300.0) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if subprocess.run(["pgrep", "-f", "kb[.]search[.]worker"], capture_output=True).returncode:
-            return
-        time.sleep(0.05)
 
 
 CHANGES = ("edit", "add", "delete")
@@ -318,7 +317,9 @@ def main(argv: list[str] | None = None) -> int:
         for round_number in range(1, args.edits + 1):
             for kind in args.changes:
                 for offset, mode in enumerate(args.modes):
-                    wait_for_background_search()
+                    wait_for_background_search(
+                        *(src / "_build" / "html" for src in sources.values()), limit=300.0
+                    )
                     time.sleep(args.pause)
                     port = args.port + offset
                     change = make_change(kind, sources[mode], port, round_number, site)

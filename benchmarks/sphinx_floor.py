@@ -126,7 +126,7 @@ def measure_warm(sites: list[build_speed.Site], rounds: int, log) -> dict:
             seconds = time.perf_counter() - start
             if status != 0:
                 raise SystemExit(f"{site.name}: the warm build failed ({status})")
-            build_speed.wait_for_background_search()
+            build_speed.wait_for_background_search(site.html)
             if buildworker.import_what_builds_import(modules):
                 gc.collect()
                 gc.freeze()

@@ -213,6 +213,37 @@ def test_a_file_left_as_written_is_not_compressed_again(tmp_path, monkeypatch):
     assert cbor.read_file(path) == ["a"]
 
 
+def test_many_files_packed_at_once_are_named_and_written_as_one_at_a_time(tmp_path):
+    """``pack_many`` compresses in threads; the names, the bytes and what it records are
+    those of :func:`pack` called for each file in turn, a taken short name included."""
+    from kb.search import cbor
+
+    files = [cbor.encode([word]) for word in ("a", "b", "a", "c")]
+    one_at_a_time, at_once = tmp_path / "one", tmp_path / "many"
+    for folder in (one_at_a_time, at_once):
+        folder.mkdir()
+    taken: set = set()
+    written: dict = {}
+    expected = [cbor.pack(one_at_a_time, "en", ".pf_index", f, 7, taken, written) for f in files]
+    taken_too: set = set()
+    written_too: dict = {}
+    names = cbor.pack_many(at_once, "en", ".pf_index", files, 7, taken_too, written_too)
+    assert names == expected and len(set(names)) == 4  # the second "a" got a longer name
+    for name, word in zip(names, ("a", "b", "a", "c"), strict=True):
+        assert cbor.read_file(at_once / f"{name}.pf_index") == [word]
+        assert (at_once / f"{name}.pf_index").read_bytes() == (
+            one_at_a_time / f"{name}.pf_index"
+        ).read_bytes()
+    assert sorted(Path(path).name for path in written_too) == sorted(
+        Path(path).name for path in written
+    )
+    # Packed again, as they were left: nothing is written, the names are the same.
+    stamps = {path: Path(path).stat().st_mtime_ns for path in written_too}
+    again = cbor.pack_many(at_once, "en", ".pf_index", files, 7, set(), written_too)
+    assert again == names
+    assert {path: Path(path).stat().st_mtime_ns for path in written_too} == stamps
+
+
 def packed_files(bundle: Path) -> set[str]:
     return {str(path) for path in bundle.rglob("*.pf_*") if path.parent.name != "fragment"}
 

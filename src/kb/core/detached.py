@@ -69,7 +69,8 @@ def _second_copy(work: Callable[[], int], keep: list[int], log: Path):
         _close_all_but([0, 1, 2, *keep])
         # Python's streams too: the build's may be objects of their own (a test run's
         # capture, Sphinx's held log), which nothing reads in the copy.
-        sys.stdout = sys.stderr = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
+        log_stream = open(1, "w", encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+        sys.stdout = sys.stderr = log_stream  # until the copy exits (flushed there)
         count_crash_points_afresh()
         status = work()
     except BaseException:  # noqa: BLE001  (into the log: there is no build to report it)

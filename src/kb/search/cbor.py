@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.fileio import crash_point
@@ -143,6 +146,65 @@ def pack(
     compression), updated here. A file still as it was left, for the same bytes, is neither
     compressed nor read again: compressing every index chunk was most of a merge after a
     one-post edit, which changes few chunks."""
+    packed = plan_pack(folder, prefix, suffix, cbor, digits, taken, written)
+    if packed.data is not None:
+        packed.write()
+        if written is not None:
+            written[str(packed.path)] = packed.identity()
+    return packed.name
+
+
+def pack_many(folder: Path, prefix: str, suffix: str, files, digits: int, taken, written):
+    """:func:`pack` for each CBOR bytes of ``files``, in order; their names. The names are
+    given in order (a name two files share gets longer for the second, as Pagefind does); the
+    files are compressed and written by as many threads as there are processors (zlib lets go
+    of the lock that keeps Python to one thread): a post added or deleted renumbers the
+    pages after it, which changes every index chunk (72 at 1000 posts, 0.26 s to compress)."""
+    plans = [plan_pack(folder, prefix, suffix, cbor, digits, taken, written) for cbor in files]
+    pending = [packed for packed in plans if packed.data is not None]
+    if len(pending) > 1:
+        with ThreadPoolExecutor(min(len(pending), os.cpu_count() or 1)) as pool:
+            for _ in pool.map(_Packed.write, pending):
+                pass
+    else:
+        for packed in pending:
+            packed.write()
+    if written is not None:
+        for packed in pending:
+            written[str(packed.path)] = packed.identity()
+    return [packed.name for packed in plans]
+
+
+@dataclass
+class _Packed:
+    """A file :func:`plan_pack` named: its bytes (None when the file is as it was left)."""
+
+    name: str
+    path: Path
+    digest: str
+    data: bytes | None
+
+    def write(self) -> None:
+        assert self.data is not None
+        compressed = gzip.compress(self.data, 6, mtime=0)
+        try:
+            current = self.path.read_bytes()
+        except OSError:
+            current = None
+        if current != compressed:
+            crash_point("merge")
+            tmp = self.path.with_name(f".{self.path.name}.partial")
+            tmp.write_bytes(compressed)
+            tmp.replace(self.path)
+
+    def identity(self) -> list | None:
+        return _identity(self.path, self.digest)
+
+
+def plan_pack(
+    folder: Path, prefix: str, suffix: str, cbor: bytes, digits: int, taken=None, written=None
+) -> _Packed:
+    """The name :func:`pack` gives ``cbor``, and whether its file is to be written."""
     data = MAGIC + cbor
     digest = hashlib.sha256(data).hexdigest()
     for length in range(digits, len(digest) + 1):
@@ -155,20 +217,8 @@ def pack(
     if written is not None:
         known = written.get(str(path))
         if known is not None and known == _identity(path, digest):
-            return name
-    compressed = gzip.compress(data, 6, mtime=0)
-    try:
-        current = path.read_bytes()
-    except OSError:
-        current = None
-    if current != compressed:
-        crash_point("merge")
-        tmp = path.with_name(f".{path.name}.partial")
-        tmp.write_bytes(compressed)
-        tmp.replace(path)
-    if written is not None:
-        written[str(path)] = _identity(path, digest)
-    return name
+            return _Packed(name, path, digest, None)
+    return _Packed(name, path, digest, data)
 
 
 def _identity(path: Path, digest: str) -> list | None:

@@ -37,7 +37,18 @@ from pathlib import Path
 from ..core.fileio import write_atomically
 from ..upstream.pagefind import layout_is_known
 from .bundle import link_into_place
-from .cbor import Unexpected, decode, encode, encode_head, head, pack, read_file, skip, unpack
+from .cbor import (
+    Unexpected,
+    decode,
+    encode,
+    encode_head,
+    head,
+    pack,
+    pack_many,
+    read_file,
+    skip,
+    unpack,
+)
 from .metafields import renumbered
 
 ENTRY = "pagefind-entry.json"
@@ -280,11 +291,18 @@ def _write_chunks(code, parts, offsets, bundle: Path, keep, written) -> list[lis
     if current:
         chunks.append(current)
     meta = _chunk_ranges(chunks)
-    for chunk, entry in zip(chunks, meta, strict=True):
-        body = [encode_head(4, 1), encode_head(4, len(chunk))]
-        for word in chunk:
-            body.append(_word_entry(word, shards_of[word]))
-        name = pack(bundle / "index", code, ".pf_index", b"".join(body), 7, keep, written)
+    bodies = [
+        b"".join(
+            [
+                encode_head(4, 1),
+                encode_head(4, len(chunk)),
+                *(_word_entry(word, shards_of[word]) for word in chunk),
+            ]
+        )
+        for chunk in chunks
+    ]
+    names = pack_many(bundle / "index", code, ".pf_index", bodies, 7, keep, written)
+    for entry, name in zip(meta, names, strict=True):
         entry.append(name)
     return meta
 
