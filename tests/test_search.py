@@ -299,10 +299,19 @@ def test_unchanged_pages_keep_the_bundle_as_it_is(make_app, rootdir, tmp_path):
 
 
 @pytest.mark.slow
-def test_deferred_indexing_catches_up_after_the_build_returns(make_app, rootdir, tmp_path):
-    """``kb serve``'s setting: the build returns before Pagefind runs; the index follows."""
+@pytest.mark.parametrize("indexer", ["copy", "new process"])
+def test_deferred_indexing_catches_up_after_the_build_returns(
+    make_app, rootdir, tmp_path, monkeypatch, indexer
+):
+    """``kb serve``'s setting: the build returns before Pagefind runs; the index follows. The
+    indexer is a copy of the build's process, or, where no copy can be made (no memory for
+    one), ``python -m kb.search.worker``."""
     import time
 
+    from kb.search import index as search_index
+
+    if indexer == "new process":
+        monkeypatch.setattr(search_index, "run_detached", lambda *args: False)
     srcdir = tmp_path / "site"
     shutil.copytree(rootdir / "test-search", srcdir)
     make_app("html", srcdir=srcdir).build()
