@@ -293,7 +293,8 @@ def test_related_posts_are_neither_indexed_nor_in_the_record(app):
 
 
 def test_the_background_indexer_starts_without_sphinx_logging_or_docutils():
-    """``python -m kb.search.worker`` is on kb serve's way from a save to the search: it
+    """``python -m kb.search.worker`` is on kb serve's way from a save to the search where no
+    copy of the build can be made (kb.core.detached), and in benchmarks/indexer_once.py: it
     imports neither Sphinx's logging nor docutils (45 ms of its start) before Pagefind runs."""
     heavy = "{'sphinx.util.logging', 'docutils.nodes'}"
     code = f"import sys, kb.search.worker; print(sorted({heavy} & set(sys.modules)))"

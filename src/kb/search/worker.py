@@ -1,6 +1,8 @@
-"""``python -m kb.search.worker``: the Pagefind run that ``kb_search_defer`` moves out of the
-build (see :func:`kb.search.index_in_background`). Indexes the listed records, then fills the
-search page's head with the new bundle's entry.
+"""The Pagefind run that ``kb_search_defer`` moves out of the build (see
+:func:`kb.search.index.index_in_background`): :func:`index_and_fill` indexes the records, then
+fills the search page's head with the new bundle's entry. It runs in a detached copy of the
+build's process (:mod:`kb.core.detached`), or, where no copy can be made, as
+``python -m kb.search.worker`` with the records listed in a file.
 
 Started while the build still runs, it is handed the reading end of a pipe: Pagefind runs at
 once, beside the rest of the build, and the search page is filled in only once the build has
