@@ -7,7 +7,8 @@ stands on several listings.
 
 from __future__ import annotations
 
-from datetime import datetime
+import functools
+from datetime import date, datetime
 from html import escape
 
 from sphinx.application import Sphinx
@@ -21,7 +22,15 @@ EXTERNAL_MARK = "(External)"
 
 
 def format_date(when: datetime) -> str:
-    return f"{when.day} {when.strftime('%B %Y')}"
+    """"9 June 2025": the day as the date shows it (in its own time zone)."""
+    return _day_text(when.year, when.month, when.day)
+
+
+@functools.lru_cache(maxsize=8192)
+def _day_text(year: int, month: int, day: int) -> str:
+    # Once per day shown: listings' titles ("page 3: 3 March 2025 to 9 June 2025") and
+    # entries asked strftime 29,000 times a build at 10,000 posts (0.1 s).
+    return f"{day} {date(year, month, 1).strftime('%B %Y')}"
 
 
 def post_href(post: Post, prefix: str) -> str:
