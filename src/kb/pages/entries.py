@@ -22,7 +22,7 @@ EXTERNAL_MARK = "(External)"
 
 
 def format_date(when: datetime) -> str:
-    """"9 June 2025": the day as the date shows it (in its own time zone)."""
+    """The day as a reader reads it, "9 June 2025" (in the date's own time zone)."""
     return _day_text(when.year, when.month, when.day)
 
 
