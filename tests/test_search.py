@@ -222,6 +222,26 @@ def test_missing_pagefind_binary_says_what_to_do(app, monkeypatch):
         app.build()
 
 
+@pytest.mark.slow
+def test_kb_serves_rebuild_says_what_to_do_when_pagefinds_binary_is_missing(
+    make_app, rootdir, tmp_path, monkeypatch
+):
+    """The indexer runs in a copy of the rebuild (kb serve's ``kb_search_defer``); the binary
+    is found before the copy is made, so a missing one stops the rebuild with the message, not
+    the copy in the background."""
+    import pagefind.service
+
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-search", srcdir)
+    make_app("html", srcdir=srcdir).build()  # a bundle: the next rebuild indexes in a copy
+    (srcdir / "posts" / "sync-basics.md").unlink()
+    monkeypatch.setattr(pagefind.service, "get_executable", lambda: None)
+    search_pagefind.find_pagefind.cache_clear()
+    app = make_app("html", srcdir=srcdir, confoverrides={"kb_search_defer": True})
+    with pytest.raises(ExtensionError, match=r"pip install 'pagefind\[extended\]'"):
+        app.build()
+
+
 @pytest.mark.sphinx("html", testroot="search", srcdir="search-records")
 def test_pagefind_reads_small_records_not_whole_pages(app):
     app.build()
