@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from kb.core.detached import run_detached
+
+pytestmark = pytest.mark.unit  # forks, builds nothing
 
 
 def _read_to_end(descriptor: int) -> bytes:
