@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOTS = Path(__file__).parent / "roots"
@@ -45,3 +47,15 @@ class BuiltOnce:
         shutil.rmtree(self.site)
         shutil.copytree(self.pristine, self.site, symlinks=True)
         return self.site
+
+
+@contextlib.contextmanager
+def warm_worker(site: Path) -> Iterator:
+    """kb serve's warm worker (:class:`kb.cli.serve.WarmWorker`) for ``site``, closed after."""
+    from kb.cli.serve import WarmWorker
+
+    worker = WarmWorker(site)
+    try:
+        yield worker
+    finally:
+        worker.close()

@@ -12,10 +12,10 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from sitebuild import copy_root
+from sitebuild import copy_root, warm_worker
 
 from kb.cli.reloads import Shown
-from kb.cli.serve import Rebuilds, WarmWorker, build_folders, sphinx_arguments
+from kb.cli.serve import Rebuilds, build_folders, sphinx_arguments
 
 # -- What counts as a change (no build) -----------------------------------------------------------
 
@@ -124,9 +124,8 @@ class Early:
 
 @pytest.mark.slow
 def test_the_edited_page_is_shown_before_the_build_ends_as_it_ends(site):
-    worker = WarmWorker(site)
     arguments = sphinx_arguments(site) + ["-q"]
-    try:
+    with warm_worker(site) as worker:
         assert worker.build(arguments) == 0
         assert worker.wait_prepared()
         post = site / "posts/post-14.md"
@@ -152,8 +151,6 @@ def test_the_edited_page_is_shown_before_the_build_ends_as_it_ends(site):
         assert b"Post 14, renamed" not in listing
         assert b"Post 14, renamed" in early.listing.read_bytes()
         assert worker.last_changed  # so the browsers reload once more
-    finally:
-        worker.close()
 
 
 @pytest.mark.slow
@@ -191,10 +188,9 @@ def test_the_server_reloads_early_and_again_only_when_more_changed(site):
 
 @pytest.mark.slow
 def test_a_deleted_posts_page_is_gone_when_the_pages_are_shown(site):
-    worker = WarmWorker(site)
     arguments = sphinx_arguments(site) + ["-q"]
     page = build_folders(site)[0] / "posts/post-14.html"
-    try:
+    with warm_worker(site) as worker:
         assert worker.build(arguments) == 0
         assert page.is_file()
         assert worker.wait_prepared()
@@ -204,8 +200,6 @@ def test_a_deleted_posts_page_is_gone_when_the_pages_are_shown(site):
         assert worker.last_prepared
         assert there == [False]
         assert worker.last_changed  # the listings that showed it are written after
-    finally:
-        worker.close()
 
 
 @pytest.mark.slow

@@ -228,9 +228,19 @@ def test_incremental_build_matches_a_clean_one(make_app, tmp_path, change):
         assert titles[3] == "A late supplement"
 
 
-def test_unchanged_series_pages_are_not_rewritten(make_app, tmp_path):
+def test_unchanged_series_pages_are_not_rewritten(make_app, tmp_path, monkeypatch):
+    """Nor rendered: the signature decides before the page's body is made."""
+    from kb.pages import series
+
     srcdir = copy_root("series", tmp_path / "site")
     build(make_app, srcdir)
+    rendered: list[str] = []
+    render = series.series_page_html
+    monkeypatch.setattr(
+        series,
+        "series_page_html",
+        lambda app, one, *args: rendered.append(one.name) or render(app, one, *args),
+    )
     changed = srcdir / "_build/html/blog/series/gemm-tutorial.html"
     unchanged = srcdir / "_build/html/blog/series/fp4-notes.html"
     stamps = changed.stat().st_mtime_ns, unchanged.stat().st_mtime_ns
@@ -241,6 +251,7 @@ def test_unchanged_series_pages_are_not_rewritten(make_app, tmp_path):
     assert unchanged.stat().st_mtime_ns == stamps[1]
     assert changed.stat().st_mtime_ns != stamps[0]
     assert soup(changed).select_one(".kb-entry-title a").get_text() == "GEMM part 1"
+    assert rendered == ["GEMM tutorial"]  # not "FP4 notes", whose page stays as it was
 
 
 def test_each_series_has_feeds_linked_from_its_page(built):
@@ -279,3 +290,16 @@ def test_sidebar_lists_the_series(built):
     links = {a.get_text(): a["href"] for a in sections["Series"].select("li a")}
     assert links["GEMM tutorial"] == "../blog/series/gemm-tutorial.html"
     assert sections["Series"].select_one(".kb-sidebar-more")["href"] == "../blog/series.html"
+
+
+def test_a_date_shows_its_own_day_whatever_instant_it_shares():
+    """format_date remembers each day's text; two dates of one instant in other time zones
+    are equal datetimes, and still show their own day."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from kb.pages.entries import format_date
+
+    evening = datetime(2025, 1, 1, 23, 0, tzinfo=timezone(timedelta(hours=-5)))
+    assert format_date(evening) == "1 January 2025"
+    assert format_date(evening.astimezone(UTC)) == "2 January 2025"
+    assert format_date(datetime(2024, 2, 29)) == "29 February 2024"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from helpers import soup
-from sitebuild import copy_root
+from sitebuild import copy_root, warm_worker
 
 from kb.cli.buildworker import ImportedFiles
-from kb.cli.serve import Rebuilds, WarmWorker, build_folders, sphinx_arguments
+from kb.cli.serve import Rebuilds, build_folders, sphinx_arguments
 
 
 @pytest.fixture
@@ -50,8 +50,7 @@ def _title(root: Path, page: str) -> str:
 
 
 def test_each_rebuild_is_a_fresh_build_of_the_current_sources(site):
-    worker = WarmWorker(site)
-    try:
+    with warm_worker(site) as worker:
         assert worker.build(sphinx_arguments(site)) == 0
         assert "_static/marker-one.js" in _scripts(site)
         post = site / "posts/post-27.md"
@@ -62,23 +61,18 @@ def test_each_rebuild_is_a_fresh_build_of_the_current_sources(site):
         home = soup(build_folders(site)[0] / "index.html").get_text()
         assert "Post 27, edited" in home
         assert worker.process.poll() is None  # one worker served both builds
-    finally:
-        worker.close()
     assert worker.process.returncode == 0  # it ends when the server closes its pipe
 
 
 def test_a_failed_build_leaves_the_worker_ready_for_the_next(site):
     conf = site / "conf.py"
     good = conf.read_text()
-    worker = WarmWorker(site)
-    try:
+    with warm_worker(site) as worker:
         conf.write_text(good + "\nthis is not python\n")
         assert worker.build(sphinx_arguments(site)) != 0
         conf.write_text(good)
         assert worker.build(sphinx_arguments(site)) == 0
         assert (build_folders(site)[0] / "index.html").is_file()
-    finally:
-        worker.close()
 
 
 def test_a_worker_whose_imported_code_changed_is_replaced(site, capsys):

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from sitebuild import BuiltOnce, copy_root
+from sitebuild import BuiltOnce, copy_root, warm_worker
 from test_output import site_files, wait_for_background_index
 
-from kb.cli.serve import WarmWorker, build_folders, sphinx_arguments
+from kb.cli.serve import build_folders, sphinx_arguments
 from kb.core.ablog import matched_posts
 from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
@@ -35,11 +35,8 @@ def site(tmp_path) -> Path:
 
 
 def _build_with_worker(site: Path) -> None:
-    worker = WarmWorker(site)
-    try:
+    with warm_worker(site) as worker:
         assert worker.build(sphinx_arguments(site) + ["-q"], prepare=False) == 0
-    finally:
-        worker.close()
     wait_for_background_index(site)
 
 
@@ -180,9 +177,8 @@ def test_any_other_change_discards_the_prepared_application(prepared, change, re
 
 @pytest.mark.slow
 def test_the_worker_builds_an_edit_with_the_prepared_application(site):
-    worker = WarmWorker(site)
     arguments = sphinx_arguments(site) + ["-q"]
-    try:
+    with warm_worker(site) as worker:
         assert worker.build(arguments) == 0
         assert not worker.last_prepared  # the first build has nothing prepared
         _edit(site / "posts/post-14.md", "# Post 14", "# Post 14, edited")
@@ -196,8 +192,6 @@ def test_the_worker_builds_an_edit_with_the_prepared_application(site):
         assert worker.build(arguments) == 0
         assert not worker.last_prepared
         assert "edited again" in (build_folders(site)[0] / "posts/post-14.html").read_text()
-    finally:
-        worker.close()
 
 
 def _assert_same_as_clean_build(site: Path, clean: Path) -> None:
@@ -223,9 +217,8 @@ def test_what_preparing_logs_is_shown_once_with_the_build_that_uses_it(site, tmp
     outside = tmp_path / "outside.md"
     outside.write_text("---\ndate: 2025-01-01\n---\n# Outside\n", encoding="utf-8")
     (site / "posts/linked.md").symlink_to(outside)
-    worker = WarmWorker(site)
     arguments = sphinx_arguments(site) + ["-q"]
-    try:
+    with warm_worker(site) as worker:
         assert worker.build(arguments) == 0
         first = capfd.readouterr().err
         assert worker.wait_prepared()  # and logged the warning
@@ -239,8 +232,6 @@ def test_what_preparing_logs_is_shown_once_with_the_build_that_uses_it(site, tmp
         assert worker.build(arguments) == 0
         assert not worker.last_prepared  # a new file, not a post: built afresh
         third = capfd.readouterr().err
-    finally:
-        worker.close()
     for err in (first, second, third):
         assert err.count("linked.md:1") == 1, err
 
@@ -255,9 +246,8 @@ def test_a_standby_killed_leaves_what_the_next_build_repairs(
     site = built_by_the_worker.restore()
     if stop == "while it builds":
         monkeypatch.setenv(CRASH_VARIABLE, "page:3:KILL")  # every build the worker forks
-    worker = WarmWorker(site)
     arguments = sphinx_arguments(site) + ["-q"]
-    try:
+    with warm_worker(site) as worker:
         assert worker.build(arguments) == 0  # nothing changed: no page written
         assert worker.wait_prepared()
         _edit(site / "posts/post-27.md", "# Post 27", "# Post 27, retitled")  # every sidebar
@@ -268,8 +258,6 @@ def test_a_standby_killed_leaves_what_the_next_build_repairs(
         else:
             assert worker.build(arguments) != 0  # and the fresh build it gave way to, too
         assert not worker.last_prepared
-    finally:
-        worker.close()
     monkeypatch.delenv(CRASH_VARIABLE, raising=False)
     _build_with_worker(site)
     _assert_same_as_clean_build(site, tmp_path / "clean")
@@ -346,9 +334,8 @@ def test_any_sequence_of_changes_leaves_a_clean_builds_files(
 ):
     scratch = tmp_path_factory.mktemp("sequence")
     site = built_by_the_worker.restore()
-    worker = WarmWorker(site)
     arguments = sphinx_arguments(site) + ["-q"]
-    try:
+    with warm_worker(site) as worker:
         assert worker.build(arguments) == 0
         for step, (kind, number) in enumerate(changes):
             wait_for_background_index(site)
@@ -356,7 +343,5 @@ def test_any_sequence_of_changes_leaves_a_clean_builds_files(
             may_use = _apply(site, kind, number, step)
             assert worker.build(arguments) == 0
             assert worker.last_prepared == may_use, (kind, number)
-    finally:
-        worker.close()
     wait_for_background_index(site)
     _assert_same_as_clean_build(site, scratch / "clean")

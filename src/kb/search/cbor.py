@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.fileio import crash_point
+from ..core.fileio import crash_point, holds_exactly, write_if_changed
 
 MAGIC = b"pagefind_dcd"
 
@@ -187,15 +187,9 @@ class _Packed:
     def write(self) -> None:
         assert self.data is not None
         compressed = gzip.compress(self.data, 6, mtime=0)
-        try:
-            current = self.path.read_bytes()
-        except OSError:
-            current = None
-        if current != compressed:
+        if not holds_exactly(self.path, compressed):
             crash_point("merge")
-            tmp = self.path.with_name(f".{self.path.name}.partial")
-            tmp.write_bytes(compressed)
-            tmp.replace(self.path)
+            write_if_changed(self.path, compressed)
 
     def identity(self) -> list | None:
         return _identity(self.path, self.digest)
