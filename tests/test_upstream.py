@@ -14,7 +14,10 @@ import ast
 import importlib
 import importlib.util
 import inspect
+import os
 import pickle
+import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -34,6 +37,7 @@ from kb.upstream import pygments as upstream_pygments
 from kb.upstream import sphinx as upstream_sphinx
 from kb.upstream import sphinx_autobuild as upstream_autobuild
 from kb.upstream import sphinx_build as upstream_sphinx_build
+from kb.upstream import sphinx_read as upstream_sphinx_read
 from kb.upstream.docutils import detach, writer_settings
 from kb.upstream.sphinx import doctrees_waiting_to_be_written
 
@@ -219,6 +223,11 @@ CHECKS = {
         "sphinx_build.build_update"
     ],
     "test_sphinx_lists_the_images_and_downloads_it_copies": ["sphinx.copied_files"],
+    "test_what_is_out_of_date_is_sphinxs_answer": [
+        "sphinx_read.outdated_files",
+        "sphinx_read.outdated_pages",
+    ],
+    "test_reading_takes_sphinxs_steps_in_its_order": ["sphinx_read.read"],
     "test_a_fragment_is_written_with_its_pages_state_which_is_restored": [
         "sphinx.writing_as",
         "sphinx.page_being_written",
@@ -351,6 +360,12 @@ def test_sphinx_build_in_two_steps_is_sphinx_builds_main(tmp_path, capsys):
     broken.close()
 
 
+def _assert_in_order(source: str, *steps: str) -> None:
+    """Each of ``steps`` is in ``source``, in this order."""
+    order = [source.index(step) for step in steps]
+    assert order == sorted(order)
+
+
 def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_path):
     """kb serve's standby builds an edit through kb.upstream.sphinx_build: Sphinx's steps are
     still the ones it copies, in that order, and it writes the pages and saves the environment
@@ -359,8 +374,8 @@ def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_pa
     from sphinx.builders import Builder
     from sphinx.cmd import build as cmd
 
-    steps = inspect.getsource(Builder.build)
-    copied = (
+    _assert_in_order(
+        inspect.getsource(Builder.build),
         "self.read()",
         "check_dependents(self._app, updated_docnames)",
         "pickle.dump(self.env, f, pickle.HIGHEST_PROTOCOL)",
@@ -369,8 +384,6 @@ def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_pa
         "self.finish()",
         "self.finish_tasks.join()",
     )
-    order = [steps.index(step) for step in copied]
-    assert order == sorted(order)
     update = inspect.getsource(Builder.build_update)
     assert "self.compile_update_catalogs()" in update and "self.get_outdated_docs()" in update
     application = inspect.getsource(Sphinx.build)
@@ -534,6 +547,170 @@ def test_sphinx_finds_files_when_kb_core_finding_expects(make_app, tmp_path):
     assert upstream_sphinx.has_saved_environment(app)
     (Path(app.doctreedir) / "environment.pickle").unlink()
     assert not upstream_sphinx.has_saved_environment(app)
+
+
+@pytest.fixture(scope="module")
+def built_listings(tmp_path_factory):
+    """The listings root built once by ``make_app``'s application class; each call gives the
+    built site back as it was, at the same path (a saved environment is only Sphinx's for
+    the folder it was built in)."""
+    from sphinx.testing.util import SphinxTestApp
+
+    base = tmp_path_factory.mktemp("outdated")
+    site, pristine = base / "site", base / "pristine"
+    copy_root("listings", site)
+    app = SphinxTestApp("html", srcdir=site)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    shutil.copytree(site, pristine)
+
+    def fresh() -> Path:
+        shutil.rmtree(site)
+        shutil.copytree(pristine, site)
+        return site
+
+    return fresh
+
+
+def _touch(path: Path, seconds: float) -> None:
+    os.utime(path, (seconds, seconds))
+
+
+def _dependency(app, name: str, seconds: float | None = None, folder: bool = False) -> None:
+    """Make the first post depend on ``name`` in the site, a file ``seconds`` old (or a folder,
+    or nothing there when None)."""
+    path = Path(app.srcdir) / name
+    if folder:
+        path.mkdir()
+    elif seconds is not None:
+        path.write_text("data", encoding="utf-8")
+        _touch(path, time.time() + seconds)
+    app.env.dependencies["posts/post-01"] = {path}
+
+
+#: Changes to a built site after which Sphinx and kb.upstream.sphinx_read must agree on what is
+#: out of date: each rule of Sphinx's two questions, and nothing changed.
+OUT_OF_DATE = {
+    "nothing": lambda app, site: None,
+    "source saved": lambda app, site: _touch(site / "posts/post-03.md", time.time() + 5),
+    "page deleted": lambda app, site: (site / "_build/html/posts/post-04.html").unlink(),
+    "doctree deleted": lambda app, site: (site / "_build/doctrees/posts/post-05.doctree").unlink(),
+    "dependency saved": lambda app, site: _dependency(app, "data.csv", 5),
+    "dependency older": lambda app, site: _dependency(app, "data.csv", -3600),
+    "dependency missing": lambda app, site: _dependency(app, "gone.csv"),
+    "dependency a folder": lambda app, site: _dependency(app, "folder", folder=True),
+    "read always": lambda app, site: app.env.reread_always.add("posts/post-06"),
+    "post added": lambda app, site: (site / "posts/post-99.md").write_text(
+        (site / "posts/post-07.md").read_text(encoding="utf-8"), encoding="utf-8"
+    ),
+    "post removed": lambda app, site: (site / "posts/post-08.md").unlink(),
+    "page older than the templates": lambda app, site: (
+        _touch(site / "posts/post-09.md", 1000),
+        _touch(site / "_build/html/posts/post-09.html", 2000),
+    ),
+    "build information garbled": lambda app, site: (site / "_build/html/.buildinfo").write_text(
+        "nonsense", encoding="utf-8"
+    ),
+}
+
+
+@pytest.mark.parametrize("change", [*OUT_OF_DATE, "configuration changed"])
+def test_what_is_out_of_date_is_sphinxs_answer(make_app, built_listings, change):
+    site = built_listings()
+    app = make_app("html", srcdir=site)
+    try:
+        OUT_OF_DATE.get(change, lambda app, site: None)(app, site)
+        app.env.find_files(app.config, app.builder)
+        config_changed = change == "configuration changed"
+        ours = upstream_sphinx_read.outdated_files(app.env, config_changed)
+        assert ours == app.env.get_outdated_files(config_changed)
+        pages = set(app.builder.get_outdated_docs())
+        assert set(upstream_sphinx_read.outdated_pages(app.builder)) == pages
+    finally:
+        app.cleanup()
+    added, changed, removed = ours
+    if change in ("configuration changed", "build information garbled"):
+        return  # every document read again; every page (garbled: a warning) as Sphinx says
+    # What each change makes out of date: (added, changed, removed), and the pages.
+    expected = {
+        "nothing": ((), (), (), ()),
+        "source saved": ((), ("post-03",), (), ("post-03",)),
+        "page deleted": ((), (), (), ("post-04",)),
+        "doctree deleted": ((), ("post-05",), (), ()),
+        "dependency saved": ((), ("post-01",), (), ()),
+        "dependency older": ((), (), (), ()),
+        "dependency missing": ((), ("post-01",), (), ()),
+        "dependency a folder": ((), ("post-01",), (), ()),
+        "read always": ((), ("post-06",), (), ()),
+        "post added": (("post-99",), (), (), ("post-99",)),
+        "post removed": ((), (), ("post-08",), ()),
+        "page older than the templates": ((), (), (), ("post-09",)),
+    }[change]
+    named = [{f"posts/{name}" for name in names} for names in expected]
+    assert [added, changed, removed, pages] == named
+
+
+def test_changed_build_information_makes_every_page_out_of_date_as_in_sphinx(
+    make_app, built_listings
+):
+    """Sphinx then keeps the old file as .buildinfo.bak and writes its own: both do it once."""
+    answers, kept, documents = [], [], set()
+    for ask in ("get_outdated_docs", "outdated_pages"):
+        site = built_listings()
+        documents = {
+            path.relative_to(site).with_suffix("").as_posix()
+            for path in site.rglob("*.md")
+            if "_build" not in path.parts
+        }
+        info = site / "_build/html/.buildinfo"
+        info.write_text(info.read_text(encoding="utf-8").replace("config: ", "config: 0"))
+        app = make_app("html", srcdir=site)
+        try:
+            app.env.find_files(app.config, app.builder)
+            method = getattr(app.builder, ask, None)
+            found = method() if method else upstream_sphinx_read.outdated_pages(app.builder)
+            answers.append(set(found))
+            answers.append(set(upstream_sphinx_read.outdated_pages(app.builder)))  # again
+            kept.append((info.with_name(".buildinfo.bak").is_file(), info.read_text()))
+        finally:
+            app.cleanup()
+    assert answers[0] == answers[2] == documents
+    assert answers[1] == answers[3] == set()  # the information now matches
+    assert kept[0] == kept[1] and kept[0][0]
+
+
+def test_reading_takes_sphinxs_steps_in_its_order():
+    """kb.upstream.sphinx_read.read is Builder.read with its own question of which files
+    changed: Sphinx's steps are still those it copies, in that order (the pages and the
+    environment it leaves are compared with Sphinx's in the test of build_update above)."""
+    from sphinx.builders import Builder
+
+    steps = inspect.getsource(Builder.read)
+    _assert_in_order(
+        steps,
+        "self.env.find_files(self.config, self)",
+        "self.env.config_status != CONFIG_OK",
+        "self.env.get_outdated_files(updated)",
+        "'env-get-outdated'",
+        "self.env.glob_toctrees & self.env.found_docs",
+        "'env-purge-doc'",
+        "self.env.clear_doc(docname)",
+        "sorted(added | changed)",
+        "'env-before-read-docs'",
+        "self._read_parallel(docnames, nproc=self._app.parallel)",
+        "self._read_serial(docnames)",
+        "self.config.master_doc not in self.env.all_docs",
+        "'env-updated'",
+        "self.env.config_status = CONFIG_OK",
+        "return sorted(docnames)",
+    )
+    assert steps.count("self.events.emit(") == 4
+    assert steps.count("raise SphinxError") == 4
+    ours = inspect.getsource(upstream_sphinx_read.read)
+    for event in ("env-get-outdated", "env-purge-doc", "env-before-read-docs", "env-updated"):
+        assert f'"{event}"' in ours
 
 
 def test_a_fragment_is_written_with_its_pages_state_which_is_restored(make_app, tmp_path):

@@ -26,7 +26,8 @@ which is what it repairs after Sphinx's own step too.
 Sphinx 9's steps are copied from ``sphinx.application.Sphinx.build`` and
 ``sphinx.builders.Builder.build_update``/``build``, with the private attributes they read
 (``_exception_on_warning``, ``_warncount``, ``_fail_on_warnings``);
-``tests/test_upstream.py`` checks that both give the same pages and environment.
+``tests/test_upstream.py`` checks that both give the same pages and environment. Its reading
+step and its question of which pages are out of date are :mod:`kb.upstream.sphinx_read`'s.
 """
 
 from __future__ import annotations
@@ -258,15 +259,17 @@ def build_update(app: Sphinx, pages_written: PagesWritten | None = None) -> None
     from sphinx.locale import __
     from sphinx.util.build_phase import BuildPhase
 
+    from .sphinx_read import outdated_pages
+
     builder = app.builder
     builder.phase = BuildPhase.READING
     try:
         builder.compile_update_catalogs()
-        to_build = builder.get_outdated_docs()
-        if isinstance(to_build, str):
-            _build(app, ["__all__"], to_build, pages_written)
+        outdated = outdated_pages(builder)
+        if isinstance(outdated, str):
+            _build(app, ["__all__"], outdated, pages_written)
         else:
-            to_build = set(to_build)
+            to_build = set(outdated)
             summary = __("targets for %d source files that are out of date") % len(to_build)
             _build(app, to_build, summary, pages_written)
         app.events.emit("build-finished", None)
@@ -289,11 +292,13 @@ def _build(app: Sphinx, docnames, summary: str, pages_written: PagesWritten | No
     from sphinx.util.display import progress_message
     from sphinx.util.parallel import SerialTasks, parallel_available
 
+    from .sphinx_read import read
+
     logger = logging.getLogger("sphinx.builders")
     builder, env = app.builder, app.env
     logger.info(bold(__("building [%s]: ")) + summary, builder.name)
     with nullcontext() if app._exception_on_warning else logging.pending_warnings():
-        updated_docnames = set(builder.read())
+        updated_docnames = set(read(builder))
 
     doccount = len(updated_docnames)
     logger.info(bold(__("looking for now-outdated files... ")), nonl=True)
