@@ -8,8 +8,9 @@ objects per document: 18-19 ms and 20-23 ms at 1000 posts, on a loaded applicati
 the 0.3-0.4 s from ``kb serve``'s go to the edited page. The functions here ask the same of
 the same files with ``os.stat`` on text paths, with the same rules (a time rounded up to the
 microsecond, a missing doctree or dependency is a change), and give the same answers in 7 ms
-and 9-10 ms; :func:`read` is ``Builder.read`` with the first of them. ``tests/test_upstream.py`` compares each with Sphinx's own on the same
-folders, file by file, in every case they tell apart.
+and 9-10 ms; :func:`read` is ``Builder.read`` with the first of them.
+``tests/test_upstream.py`` compares each with Sphinx's own on the same folders, in every case
+they tell apart.
 
 Where a builder or environment is not Sphinx's own HTML one (a subclass that overrides how a
 page's file is named, such as ``dirhtml``, or how a document is found out of date), Sphinx's
