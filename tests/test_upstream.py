@@ -228,6 +228,7 @@ CHECKS = {
         "sphinx_read.outdated_pages",
     ],
     "test_reading_takes_sphinxs_steps_in_its_order": ["sphinx_read.read"],
+    "test_the_documents_found_are_those_sphinx_finds": ["sphinx_read.find_files"],
     "test_a_fragment_is_written_with_its_pages_state_which_is_restored": [
         "sphinx.writing_as",
         "sphinx.page_being_written",
@@ -650,6 +651,58 @@ def test_what_is_out_of_date_is_sphinxs_answer(make_app, built_listings, change)
     }[change]
     named = [{f"posts/{name}" for name in names} for names in expected]
     assert [added, changed, removed, pages] == named
+
+
+def _copy_post(site: Path, source: str, target: str) -> None:
+    (site / target).write_text((site / source).read_text(encoding="utf-8"), encoding="utf-8")
+
+
+#: Changes to a built site after which kb.upstream.sphinx_read.find_files must find what
+#: Sphinx finds, and whether the last discovery stands (no new walk of Sphinx's own).
+FOUND = {
+    "nothing": (lambda site: None, True),
+    "source saved": (lambda site: _touch(site / "posts/post-03.md", time.time() + 5), True),
+    "post added": (lambda site: _copy_post(site, "posts/post-07.md", "posts/post-99.md"), False),
+    "post removed": (lambda site: (site / "posts/post-08.md").unlink(), False),
+    "post renamed": (
+        lambda site: (site / "posts/post-09.md").rename(site / "posts/post-9.md"),
+        False,
+    ),
+    # As many documents as before, one of them a second file of one name (or left out).
+    "one gone, one name twice": (
+        lambda site: (
+            (site / "posts/post-12.md").unlink(),
+            _copy_post(site, "index.md", "index.rst"),
+        ),
+        False,
+    ),
+    "a file Sphinx does not read": (
+        lambda site: _copy_post(site, "posts/post-11.md", "posts/post-11.txt"),
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("change", FOUND)
+def test_the_documents_found_are_those_sphinx_finds(make_app, built_listings, change):
+    site = built_listings()
+    edit, stands = FOUND[change]
+    edit(site)
+    app = make_app("html", srcdir=site)
+    try:
+        project = app.env.project
+        walks = []
+        sphinxs_discover = project.discover
+        project.discover = lambda *args: walks.append(args) or sphinxs_discover(*args)
+        upstream_sphinx_read.find_files(app.env, app.builder)
+        ours = (set(project.docnames), dict(project._path_to_docname))
+        assert len(walks) == (0 if stands else 1)  # the last discovery stands, or a new one
+        del project.discover
+        app.env.find_files(app.config, app.builder)
+        assert ours == (set(project.docnames), dict(project._path_to_docname))
+        assert app.env.found_docs is project.docnames
+    finally:
+        app.cleanup()
 
 
 def test_changed_build_information_makes_every_page_out_of_date_as_in_sphinx(

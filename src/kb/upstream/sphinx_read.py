@@ -1,16 +1,17 @@
-"""Sphinx's two questions before an incremental build, asked of text paths.
+"""Sphinx's three questions before an incremental build, asked of text paths.
 
-Before it reads the one post that changed, an incremental build asks of every document
-whether its source changed since the environment was saved
-(``BuildEnvironment.get_outdated_files``) and whether its page is older than its source
-(``StandaloneHTMLBuilder.get_outdated_docs``). Sphinx answers with a few ``pathlib.Path``
-objects per document: 18-19 ms and 20-23 ms at 1000 posts, on a loaded application, out of
-the 0.3-0.4 s from ``kb serve``'s go to the edited page. The functions here ask the same of
-the same files with ``os.stat`` on text paths, with the same rules (a time rounded up to the
-microsecond, a missing doctree or dependency is a change), and give the same answers in 7 ms
-and 9-10 ms; :func:`read` is ``Builder.read`` with the first of them.
-``tests/test_upstream.py`` compares each with Sphinx's own on the same folders, in every case
-they tell apart.
+Before it reads the one post that changed, an incremental build asks which documents there
+are (``BuildEnvironment.find_files``), which of them changed since the environment was saved
+(``get_outdated_files``) and which pages are older than their sources
+(``StandaloneHTMLBuilder.get_outdated_docs``). Sphinx answers each with a few
+``pathlib.Path`` objects per document: 23-25, 18-19 and 20-23 ms at 1000 posts, on a loaded
+application, out of the 0.3-0.4 s from ``kb serve``'s go to the edited page. The functions
+here give the same answers in 11, 7 and 9-10 ms: the files are found by Sphinx's own walk,
+and the last discovery (in the saved environment) stands when it names the same documents;
+the rest is ``os.stat`` on text paths with Sphinx's rules (a time rounded up to the
+microsecond, a missing doctree or dependency is a change). :func:`read` is ``Builder.read``
+with the first two. ``tests/test_upstream.py`` compares each with Sphinx's own on the same
+folders, in every case they tell apart.
 
 Where a builder or environment is not Sphinx's own HTML one (a subclass that overrides how a
 page's file is named, such as ``dirhtml``, or how a document is found out of date), Sphinx's
@@ -56,6 +57,78 @@ def _source_paths(env: BuildEnvironment) -> dict[str, str]:
 def _source_path(env: BuildEnvironment, paths: dict[str, str], docname: str) -> str:
     found = paths.get(docname)
     return found if found is not None else os.fspath(env.doc2path(docname))
+
+
+# -- Which documents there are ----------------------------------------------------------------
+
+
+def find_files(env: BuildEnvironment, builder: Builder) -> None:
+    """``env.find_files(config, builder)``: the documents of the source folder, in
+    ``env.found_docs``."""
+    from sphinx.errors import DocumentError
+    from sphinx.locale import __
+    from sphinx.util.i18n import CatalogRepository, docname_to_domain
+
+    if type(env).find_files is not BuildEnvironment.find_files:
+        env.find_files(builder.config, builder)
+        return
+    config = env.config
+    try:
+        excluded = config.exclude_patterns + config.templates_path + builder.get_asset_paths()
+        _discover(env.project, excluded, config.include_patterns)
+        if builder.use_message_catalog:
+            # Sphinx's own step: each document depends on its message catalog's .mo file.
+            repository = CatalogRepository(
+                env.srcdir, config.locale_dirs, config.language, config.source_encoding
+            )
+            mo_paths = {c.domain: c.mo_path for c in repository.catalogs}
+            for docname in env.found_docs:
+                domain = docname_to_domain(docname, config.gettext_compact)
+                if domain in mo_paths:
+                    env.note_dependency(mo_paths[domain], docname=docname)
+    except OSError as exc:
+        raise DocumentError(__("Failed to scan documents in %s: %r") % (env.srcdir, exc)) from exc
+
+
+def _discover(project, excluded: list[str], included: list[str]) -> None:
+    """``project.discover(excluded, included)``. The files are found by Sphinx's own walk; when
+    they are the files of the last discovery (kept in the saved environment), each readable
+    and named as before, that discovery stands, as Sphinx would make it again (the same
+    documents, paths and names), without its three path objects per file."""
+    from sphinx.project import EXCLUDE_PATHS
+    from sphinx.util.matching import get_matching_files
+
+    files = list(get_matching_files(project.srcdir, included, [*excluded, *EXCLUDE_PATHS]))
+    if not _same_as_last_discovery(project, files):
+        project.discover(excluded, included)
+
+
+def _same_as_last_discovery(project, files: list[str]) -> bool:
+    """Whether the documents among ``files`` are those of the last discovery, each readable
+    and named as then; if so, the project's documents are those again."""
+    documents = [(f, name) for f in files if (name := _docname(project, f)) is not None]
+    last = {os.fspath(path): docname for path, docname in project._path_to_docname.items()}
+    if not len(last) == len(project._docname_to_path) == len(documents):
+        return False  # a file came or went, or two files of one name (Sphinx warns)
+    srcdir = os.fspath(project.srcdir)
+    for filename, docname in documents:
+        if last.get(filename) != docname:
+            return False
+        if not os.access(os.path.join(srcdir, filename), os.R_OK):
+            return False  # Sphinx warns about it: let it
+    project.docnames.clear()
+    project.docnames.update(last.values())
+    return True
+
+
+def _docname(project, filename: str) -> str | None:
+    """``project.path2doc(filename)`` for a path relative to the source folder, as
+    ``get_matching_files`` gives it (``/``-separated, in NFC)."""
+    name = filename.rpartition("/")[2]
+    for suffix in project.source_suffix:
+        if name.endswith(suffix):
+            return filename.removesuffix(suffix)
+    return None
 
 
 # -- Which documents changed since the environment was saved -----------------------------------
@@ -215,7 +288,7 @@ def read(builder: Builder) -> list[str]:
 
     env, app = builder.env, builder._app
     logger.info(bold(__("updating environment: ")), nonl=True)
-    env.find_files(builder.config, builder)
+    find_files(env, builder)
     updated = env.config_status != CONFIG_OK
     added, changed, removed = outdated_files(env, updated)
     for docs in builder.events.emit("env-get-outdated", env, added, changed, removed):
