@@ -138,6 +138,32 @@ def test_the_worker_learns_what_a_build_imports(site):
     assert import_what_builds_import(["colorsys", "sys"]) is False
 
 
+def test_the_worker_warms_up_what_a_first_page_needs(site):
+    """kb serve's first build is most often one with nothing to write: the worker imports what
+    writing a page and kb serve's own steps import, and compiles the common languages' rules
+    and the site's highlight_language, before any build has taught it."""
+    import subprocess
+
+    conf = site / "conf.py"
+    conf.write_text(conf.read_text() + '\nhighlight_language = "toml"\n', encoding="utf-8")
+    script = textwrap.dedent(f"""\
+        import sys
+        from kb.cli.buildworker import LAZILY_IMPORTED, warm_up
+        from kb.upstream.pygments import compiled_lexers
+        warm_up({str(site)!r})
+        print(all(name in sys.modules for name in LAZILY_IMPORTED))
+        print(" ".join(compiled_lexers()))
+        """)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    imported, lexers = result.stdout.splitlines()
+    assert imported == "True"
+    for lexer in ("python:PythonLexer", "c_cpp:CppLexer", "c_like:CudaLexer", "shell:BashLexer"):
+        assert f"pygments.lexers.{lexer}" in lexers.split()
+    assert "pygments.lexers.configs:TOMLLexer" in lexers.split()
+
+
 @pytest.mark.parametrize("flags", [[], ["--unprepared"], ["--cold"]])
 def test_kb_serves_options_reach_the_rebuilds(site, monkeypatch, flags):
     import importlib
