@@ -861,13 +861,26 @@ def test_ablog_keeps_its_state_in_a_class_level_dict():
     assert ablog_blog.Blog._dict == {}
 
 
-@pytest.mark.parametrize("pattern", ["posts/*.md", ["posts/*.md", "posts/**/*.ipynb"], "**/p*"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "posts/*.md",
+        ["posts/*.md", "posts/**/*.ipynb"],
+        "**/p*",
+        # Paths a path object tidies (kb.upstream.ablog takes the rest of a tidy one as it is)
+        "./posts/*.md",
+        "posts//*.md",
+        "posts/.*.md",
+        "posts/../posts/*.md",
+    ],
+)
 def test_posts_matched_again_are_those_ablog_matches(make_app, tmp_path, pattern):
     """kb serve's standby matches blog_post_pattern again after a post is added; ablog's
     config-inited handler, which the application ran, is what it must agree with."""
     site = copy_root("listings", tmp_path / "site")
     (site / "posts/deeper").mkdir()
     (site / "posts/deeper/notebook.ipynb").write_text("{}", encoding="utf-8")
+    _copy_post(site, "posts/post-01.md", "posts/.hidden.md")
     app = make_app("html", srcdir=site, confoverrides={"blog_post_pattern": pattern})
     try:
         ablogs = app.config.matched_blog_posts

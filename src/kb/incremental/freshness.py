@@ -30,7 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..core import events
-from ..core.fileio import BackgroundWrites, crash_point, crashing
+from ..core.fileio import BackgroundWrites, crash_point, crashing, walk_files
 from ..core.journal import Journal, remove_partial_files
 from ..core.posts import digest
 from ..core.records import Content as Content
@@ -69,11 +69,9 @@ def _build_signature(app: Sphinx) -> str:
     """Changes when our package, any template or the HTML settings change: every generated
     page is then rewritten, as Sphinx rewrites every document in those cases."""
     package = Path(__file__).parent.parent
-    mtimes = sorted(
-        f"{p.relative_to(package)}:{p.stat().st_mtime_ns}"
-        for p in package.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    )
+    # One scandir a folder (5 ms at every build with Path.rglob and a stat of each file).
+    files = walk_files(package, lambda entry, _: entry.name != "__pycache__")
+    mtimes = sorted(f"{name}:{entry.stat().st_mtime_ns}" for name, entry in files)
     parts = [app.config.html_theme, *mtimes, *html_settings_hashes(app.builder)]
     newest_template = newest_template_mtime(app.builder)
     if newest_template is not None:
