@@ -263,14 +263,16 @@ def _check_across_posts(app: Sphinx, env: BuildEnvironment) -> list[str]:
     state = build_state(app)
     left_out = set(state.left_out)
     unread = state.unread_docs
+    folder = os.fspath(srcdir)
     problems = check_site(
         facts,
         # As kb check asks (kb.site.Site.exists, less what it cannot read): is there a source
-        # file of that name that the build reads?
+        # file of that name that the build reads? (Text paths: one check a link of every post.)
         exists=lambda docname: (
             docname not in unread
             and any(
-                (srcdir / f"{docname}{suffix}").is_file() and f"{docname}{suffix}" not in left_out
+                os.path.isfile(os.path.join(folder, docname + suffix))
+                and docname + suffix not in left_out
                 for suffix in DOC_SUFFIXES
             )
         ),
