@@ -10,6 +10,7 @@ and every feed, must match.
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 from io import StringIO
 from pathlib import Path
@@ -159,11 +160,14 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     outdir = build(site, builddir)
     untouched = outdir / "posts" / "post-14.html"
 
-    # 1. Retitle an old post: its archives change; pages that do not show it are not rewritten.
+    # 1. Retitle an old post: its archives change; pages that do not show it are not rewritten
+    # (the home page lists the five newest posts).
     before = untouched.stat().st_mtime_ns
     retitle(site / "posts" / "post-03.md", "Post 03, retitled")
-    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-1"))
+    rendered: list[str] = []
+    assert_matches_clean(build(site, builddir, rendered), clean_build(site, tmp_path / "clean-1"))
     assert "Post 03, retitled" in soup(outdir / "blog" / "page" / "1.html").get_text()
+    assert "posts/post-03" in rendered and "index" not in rendered
     assert untouched.stat().st_mtime_ns == before, (
         "a page that shows nothing of the edit was rewritten"
     )
@@ -171,10 +175,11 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     # 2. Retitle the newest post: the home page and the sidebar's recent posts change. Those
     # are in the file every page shares: pages that show nothing else of it are untouched.
     retitle(site / "posts" / "post-27.md", "Post 27, retitled")
-    rendered: list[str] = []
+    rendered.clear()
     assert_matches_clean(build(site, builddir, rendered), clean_build(site, tmp_path / "clean-2"))
     assert "Post 27, retitled" in filled_sidebar(untouched).select_one(".kb-sidebar").get_text()
     assert "posts/post-14" not in rendered and "posts/post-27" in rendered
+    assert "index" in rendered  # the home page's list shows it
     assert untouched.stat().st_mtime_ns == before, "a page that shows nothing of it was rewritten"
 
     # 3. Add a post with a new tag: a new archive, new counts everywhere. Numbered listing
@@ -302,6 +307,38 @@ def test_a_draft_added_then_published_is_the_only_post_read(
     assert read == ["posts/soon"]
     assert_matches_clean(outdir, clean_build(site, tmp_path / "c2"))
     assert soup(outdir / "index.html").select(".kb-entry-title")[0].get_text(strip=True) == "Soon"
+
+
+@pytest.mark.parametrize("removal", ["deleted", "made a draft"])
+def test_a_build_that_only_removes_a_post_saves_the_environment(
+    site: Path, tmp_path: Path, removal: str
+) -> None:
+    """Sphinx saves its environment only when a document was read or is to be written: an old
+    post removed, shown by no page, stayed in the saved environment and every later build
+    removed it again (kb serve's standby then took the draft's file for a document)."""
+    builddir = site / "_build"
+    build(site, builddir)
+    post = site / "posts" / "post-04.md"
+    if removal == "deleted":
+        post.unlink()
+    else:
+        text = post.read_text(encoding="utf-8")
+        day = next(line for line in text.splitlines() if line.startswith("date:"))
+        post.write_text(text.replace(day, "date: 2999-01-01"), encoding="utf-8")
+    written: list[str] = []
+    assert_matches_clean(build(site, builddir, written), clean_build(site, tmp_path / "clean"))
+    assert written[:1] == ["index"]  # the root document: written again, the same page
+    environment = pickle.loads((builddir / "doctrees" / "environment.pickle").read_bytes())
+    assert "posts/post-04" not in environment.all_docs
+    assert "posts/post-04" not in environment.found_docs
+    purged: list[str] = []
+    app = SphinxTestApp("html", srcdir=site, builddir=builddir, status=StringIO())
+    app.connect("env-purge-doc", lambda app, env, docname: purged.append(docname))
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert purged == []  # nothing left to remove
 
 
 def test_the_search_index_in_shards_matches_a_clean_build(site: Path, tmp_path: Path) -> None:

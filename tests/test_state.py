@@ -288,22 +288,22 @@ def _environment(**tables) -> SimpleNamespace:
 
 def test_a_collector_purges_and_merges_the_tables_it_names():
     class Sample(DocumentTables):
-        purged = ("posts", "excerpts", "latest_docs")
-        merged = ("posts", "latest_docs")  # excerpts: made after the merge
+        purged = ("posts", "excerpts", "postlist_docs")
+        merged = ("posts", "postlist_docs")  # excerpts: made after the merge
 
     mine = _environment(
-        posts={"a": "old a", "b": "b"}, excerpts={"a": "<p>a</p>"}, latest_docs={"a", "b"}
+        posts={"a": "old a", "b": "b"}, excerpts={"a": "<p>a</p>"}, postlist_docs={"a", "b"}
     )
     theirs = _environment(
-        posts={"a": "new a", "c": "stale c"}, excerpts={"a": "worker's"}, latest_docs={"a", "c"}
+        posts={"a": "new a", "c": "stale c"}, excerpts={"a": "worker's"}, postlist_docs={"a", "c"}
     )
     Sample().merge_other(None, mine, {"a", "d"}, theirs)
     state = env_state(mine)
     assert state.posts == {"a": "new a", "b": "b"}
     assert state.excerpts == {"a": "<p>a</p>"}
-    assert state.latest_docs == {"a", "b"}
+    assert state.postlist_docs == {"a", "b"}
     Sample().clear_doc(None, mine, "a")
-    assert (state.posts, state.excerpts, state.latest_docs) == ({"b": "b"}, {}, {"b"})
+    assert (state.posts, state.excerpts, state.postlist_docs) == ({"b": "b"}, {}, {"b"})
 
 
 def test_a_collector_names_only_tables_the_state_declares():

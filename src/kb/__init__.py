@@ -113,5 +113,5 @@ def setup(app: Sphinx) -> dict:
         "version": __version__,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 11,  # bump when what kb stores in doctrees or the environment changes
+        "env_version": 12,  # bump when what kb stores in doctrees or the environment changes
     }

@@ -116,6 +116,8 @@ class BuildState:
     site_signatures: dict[str, str] = field(default_factory=dict)
     # freshness at env-before-read-docs: the documents Sphinx reads (and so writes) this build.
     docs_read: set[str] = field(default_factory=set)
+    # freshness at env-get-outdated: the documents this build removes from the environment.
+    docs_removed: set[str] = field(default_factory=set)
     # incremental.copies at env-get-outdated: the images and downloads the environment listed
     # before removed documents were purged; compared and cleared at env-updated.
     copies_before: set[str] | None = None
@@ -224,8 +226,9 @@ class EnvState:
     read_again: set[str] = field(default_factory=set)
     # pages.postlist at doctree-read: documents with ablog's postlist (purged, merged).
     postlist_docs: set[str] = field(default_factory=set)
-    # pages.listings' latest-posts directive (purged, merged); its signer.
-    latest_docs: set[str] = field(default_factory=set)
+    # pages.listings' latest-posts directive (purged, merged): each list's count as written
+    # (0: the site's kb_home_posts), by document; its signer.
+    latest_docs: dict[str, list[int]] = field(default_factory=dict)
     # pages.related at doctree-read: each document's most frequent words (purged, merged).
     related_terms: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     # pages.related: a signature of each document's terms (purged; merged with the terms).

@@ -128,6 +128,7 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     old_docs = state.state_old.get("docs", {})
     old_parts = state.state_old.get("parts", {})
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
+    changed |= _written_to_save_removals(app, env)
     # Sphinx writes what it read: refreshing that page in place too would race its write.
     for docname in sorted(docs.keys() & old_docs.keys() - changed - state.docs_read):
         contents = _changed_parts(app, docname, parts[docname], old_parts.get(docname))
@@ -384,6 +385,23 @@ def _builder_inited(app: Sphinx) -> None:
         remove_partial_files(app.outdir, app.doctreedir)
 
 
+def _note_removed(app: Sphinx, env, added, changed, removed) -> list[str]:
+    build_state(app).docs_removed |= set(removed)
+    return []
+
+
+def _written_to_save_removals(app: Sphinx, env) -> set[str]:
+    """The root document, when this build removed documents: Sphinx pickles the environment
+    only when a document was read or is to be written (``Builder.build``), so a build that
+    only removed some (an old post deleted, or made a draft, with no page showing it) left them
+    in the saved environment. Every later build removed them again, and ``kb serve``'s standby
+    took a draft's file for one of the environment's documents and built with an application
+    that a new build would not make. Its page is written again, the same bytes, and the
+    environment is saved."""
+    root = app.config.root_doc
+    return {root} if build_state(app).docs_removed and root in env.found_docs else set()
+
+
 def _before_read(app: Sphinx, env, docnames: list[str]) -> None:
     docnames.extend(sorted(_damaged_doctrees(env, env.found_docs - set(docnames))))
     build_state(app).docs_read = set(docnames)
@@ -419,6 +437,7 @@ def setup_freshness(app: Sphinx) -> None:
     # empty by kb's setup(), before this).
     app.connect("builder-inited", _builder_inited, priority=events.READ_SETTINGS)
     # Last: after every handler that adds documents to read.
+    app.connect("env-get-outdated", _note_removed)
     app.connect("env-before-read-docs", _before_read, priority=events.LAST_TO_ADD_READS)
     # After the catalog (400) and the modules that derive data from it (kb-catalog-built).
     app.connect("env-updated", _env_updated, priority=events.SIGN_PAGES)
