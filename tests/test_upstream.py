@@ -734,6 +734,34 @@ def test_changed_build_information_makes_every_page_out_of_date_as_in_sphinx(
     assert kept[0] == kept[1] and kept[0][0]
 
 
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"exclude_patterns": ["_build", "index.md"]},  # a pattern of conf.py
+        {"include_patterns": ["posts/**"]},  # not among the patterns included
+        {"root_doc": "nowhere"},  # no such document
+    ],
+)
+def test_a_root_document_that_cannot_be_read_is_reported_as_sphinx_reports_it(
+    make_app, tmp_path, overrides
+):
+    from sphinx.errors import SphinxError
+
+    messages = []
+    for name, read in [("sphinx", None), ("ours", upstream_sphinx_read.read)]:
+        app = make_app(
+            "html", srcdir=copy_root("listings", tmp_path / name), confoverrides=overrides
+        )
+        try:
+            with pytest.raises(SphinxError) as raised:
+                read(app.builder) if read else app.builder.read()
+            messages.append(str(raised.value).replace(str(tmp_path / name), "SITE"))
+        finally:
+            app.cleanup()
+    assert messages[0] == messages[1]
+    assert "Sphinx is unable to load the master document" in messages[1]
+
+
 def test_reading_takes_sphinxs_steps_in_its_order():
     """kb.upstream.sphinx_read.read is Builder.read with its own question of which files
     changed: Sphinx's steps are still those it copies, in that order (the pages and the
