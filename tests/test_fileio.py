@@ -47,3 +47,27 @@ def test_background_writes_report_the_first_failure(tmp_path):
         writes.wait()
     assert (tmp_path / "fine.html").read_text(encoding="utf-8") == "fine"
     writes.wait()  # nothing left pending; usable again
+
+
+def test_file_times_change_with_a_saved_added_or_removed_file_not_a_skipped_folders(tmp_path):
+    from kb.core.fileio import file_times
+
+    (tmp_path / "templates").mkdir()
+    page = tmp_path / "templates" / "page.html"
+    page.write_text("<p>page</p>", encoding="utf-8")
+    os.utime(page, ns=(1_000_000_000, 1_000_000_000))
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "mod.pyc").write_bytes(b"compiled")
+    skipped = frozenset({"__pycache__"})
+    assert file_times(tmp_path, skipped) == ["templates/page.html:1000000000"]
+    (tmp_path / "__pycache__" / "other.pyc").write_bytes(b"compiled again")
+    assert file_times(tmp_path, skipped) == ["templates/page.html:1000000000"]
+    os.utime(page, ns=(2_000_000_000, 2_000_000_000))  # saved
+    assert file_times(tmp_path, skipped) == ["templates/page.html:2000000000"]
+    (tmp_path / "a.css").write_text("p {}", encoding="utf-8")  # added, sorted first
+    assert [line.split(":")[0] for line in file_times(tmp_path, skipped)] == [
+        "a.css",
+        "templates/page.html",
+    ]
+    page.unlink()
+    assert [line.split(":")[0] for line in file_times(tmp_path, skipped)] == ["a.css"]

@@ -309,6 +309,29 @@ def test_a_draft_added_then_published_is_the_only_post_read(
     assert soup(outdir / "index.html").select(".kb-entry-title")[0].get_text(strip=True) == "Soon"
 
 
+def test_the_home_page_is_written_again_only_for_a_post_its_list_shows(
+    site: Path, tmp_path: Path
+) -> None:
+    """The home page's latest-posts list shows the five newest posts (``:count: 5``): a new
+    title for the sixth newest leaves it as it was, the fifth newest's is written again."""
+    builddir = site / "_build"
+    outdir = build(site, builddir)
+    home = outdir / "index.html"
+    titles = [t.get_text(strip=True) for t in soup(home).select(".kb-entry-title")]
+    assert titles == [f"Post {n}" for n in (27, 26, 25, 24, 23)]
+    before = home.read_bytes()
+    written: list[str] = []
+    retitle(site / "posts" / "post-22.md", "Post 22, retitled")
+    assert_matches_clean(build(site, builddir, written), clean_build(site, tmp_path / "c1"))
+    assert "posts/post-22" in written and "index" not in written
+    assert home.read_bytes() == before
+    retitle(site / "posts" / "post-23.md", "Post 23, retitled")
+    assert_matches_clean(build(site, builddir, written), clean_build(site, tmp_path / "c2"))
+    assert "index" in written
+    titles = [t.get_text(strip=True) for t in soup(home).select(".kb-entry-title")]
+    assert titles[-1] == "Post 23, retitled"
+
+
 @pytest.mark.parametrize("removal", ["deleted", "made a draft"])
 def test_a_build_that_only_removes_a_post_saves_the_environment(
     site: Path, tmp_path: Path, removal: str

@@ -180,3 +180,11 @@ def walk_files(
                 yield name, entry
             elif descend(entry, name):
                 pending.append((entry.path, name + "/"))
+
+
+def file_times(root: str | os.PathLike[str], skipped: frozenset[str]) -> list[str]:
+    """Every file under ``root`` but those of folders named in ``skipped``, as
+    ``relative/path:modification time in ns``, sorted: what changes when a file is added,
+    removed, renamed or saved (one ``scandir`` a folder, with :func:`walk_files`)."""
+    files = walk_files(root, lambda entry, _: entry.name not in skipped)
+    return sorted(f"{name}:{entry.stat().st_mtime_ns}" for name, entry in files)

@@ -30,7 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..core import events
-from ..core.fileio import BackgroundWrites, crash_point, crashing, walk_files
+from ..core.fileio import BackgroundWrites, crash_point, crashing, file_times
 from ..core.journal import Journal, remove_partial_files
 from ..core.posts import digest
 from ..core.records import Content as Content
@@ -68,10 +68,8 @@ def set_region(app: Sphinx, region: Region) -> None:
 def _build_signature(app: Sphinx) -> str:
     """Changes when our package, any template or the HTML settings change: every generated
     page is then rewritten, as Sphinx rewrites every document in those cases."""
-    package = Path(__file__).parent.parent
     # One scandir a folder (5 ms at every build with Path.rglob and a stat of each file).
-    files = walk_files(package, lambda entry, _: entry.name != "__pycache__")
-    mtimes = sorted(f"{name}:{entry.stat().st_mtime_ns}" for name, entry in files)
+    mtimes = file_times(Path(__file__).parent.parent, frozenset({"__pycache__"}))
     parts = [app.config.html_theme, *mtimes, *html_settings_hashes(app.builder)]
     newest_template = newest_template_mtime(app.builder)
     if newest_template is not None:

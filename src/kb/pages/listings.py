@@ -238,8 +238,14 @@ def _fill_latest_posts(app: Sphinx, doctree: nodes.document, docname: str) -> No
     if not has_catalog(app):
         return
     for node in doctree.findall(latest_posts):
-        count = node["count"] or build_state(app).config.home_posts
+        count = _shown_count(app, node["count"])
         node["html"] = latest_posts_html(app, get_catalog(app), count, root_prefix(app, docname))
+
+
+def _shown_count(app: Sphinx, count: int) -> int:
+    """How many posts a ``latest-posts`` list shows: its ``:count:``, or the site's
+    ``kb_home_posts`` (0: none written)."""
+    return count or build_state(app).config.home_posts
 
 
 def visit_latest_posts(translator, node: latest_posts) -> None:
@@ -254,7 +260,7 @@ def _latest_posts_signer(app: Sphinx, docname: str) -> str:
     counts = env_state(app.env).latest_docs.get(docname)
     if not counts:
         return ""
-    shown = max(count or build_state(app).config.home_posts for count in counts)
+    shown = max(_shown_count(app, count) for count in counts)
     return digest([str(shown), *(p.fingerprint() for p in get_catalog(app).posts[:shown])])
 
 

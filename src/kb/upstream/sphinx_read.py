@@ -8,8 +8,9 @@ are (``BuildEnvironment.find_files``), which of them changed since the environme
 application, out of the 0.3-0.4 s from ``kb serve``'s go to the edited page. The functions
 here give the same answers in 11, 7 and 9-10 ms: the files are found by Sphinx's own walk,
 and the last discovery (in the saved environment) stands when it names the same documents;
-the rest is ``os.stat`` on text paths with Sphinx's rules (a time rounded up to the
-microsecond, a missing doctree or dependency is a change). :func:`read` is ``Builder.read``
+the rest is Sphinx's own ``_last_modified_time`` (a time rounded up to the microsecond) and
+``os.path.isfile`` on text paths, with Sphinx's rules (a missing doctree or dependency is a
+change). :func:`read` is ``Builder.read``
 with the first two. ``tests/test_upstream.py`` compares each with Sphinx's own on the same
 folders, in every case they tell apart.
 
@@ -18,31 +19,26 @@ page's file is named, such as ``dirhtml``, or how a document is found out of dat
 own method answers. Copied from Sphinx 9.0 (``sphinx.builders.Builder.read``,
 ``sphinx.environment.BuildEnvironment.get_outdated_files`` with ``_has_doc_changed``,
 ``sphinx.builders.html.StandaloneHTMLBuilder.get_outdated_docs``), with the private
-attributes they read (``Project._docname_to_path``, ``Builder._read_serial``,
-``_read_parallel`` and ``_app``).
+names they use (``Project._docname_to_path``, ``Builder._read_serial``, ``_read_parallel``
+and ``_app``, ``sphinx.util.osutil._last_modified_time``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.environment import CONFIG_CHANGED_REASON, CONFIG_OK, BuildEnvironment
 from sphinx.util import logging
+from sphinx.util.osutil import _last_modified_time
 
 if TYPE_CHECKING:
     from sphinx.builders import Builder
 
 logger = logging.getLogger("sphinx.builders")
-
-
-def _microseconds(info: os.stat_result) -> int:
-    """Sphinx's ``_last_modified_time``: the modification time in microseconds, rounded up."""
-    return -(info.st_mtime_ns // -1_000)
 
 
 def _source_paths(env: BuildEnvironment) -> dict[str, str]:
@@ -158,30 +154,23 @@ def _has_doc_changed(env: BuildEnvironment, docname: str, source: str, doctreedi
     if docname in env.reread_always:
         logger.debug("[build target] changed %r: re-read forced", docname)
         return True
-    if not _is_file(os.path.join(doctreedir, docname + ".doctree")):
+    if not os.path.isfile(os.path.join(doctreedir, docname + ".doctree")):
         logger.debug("[build target] changed %r: doctree file does not exist", docname)
         return True
     saved = env.all_docs[docname]
-    if _microseconds(os.stat(source)) > saved:  # raises, as Sphinx does, if it is gone
+    if _last_modified_time(source) > saved:  # raises, as Sphinx does, if it is gone
         logger.debug("[build target] changed: %r is outdated", docname)
         return True
     for dependency in env.dependencies.get(docname, ()):
         # Sphinx: not a file, or a file it cannot stat, is a change ("another chance").
         try:
-            info = os.stat(dependency)
+            newer = not os.path.isfile(dependency) or _last_modified_time(dependency) > saved
         except (OSError, ValueError):
-            return True
-        if not stat.S_ISREG(info.st_mode) or _microseconds(info) > saved:
+            newer = True
+        if newer:
             logger.debug("[build target] changed: %r: dependency %r", docname, dependency)
             return True
     return False
-
-
-def _is_file(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
 
 
 # -- Which pages are older than their sources --------------------------------------------------
@@ -215,11 +204,11 @@ def _outdated_html_pages(builder: StandaloneHTMLBuilder) -> Iterator[str]:
             yield docname
             continue
         try:
-            target_mtime = _microseconds(os.stat(os.path.join(outdir, docname + suffix)))
+            target_mtime = _last_modified_time(os.path.join(outdir, docname + suffix))
         except OSError:
             target_mtime = 0
         try:
-            doc_mtime = _microseconds(os.stat(_source_path(env, paths, docname)))
+            doc_mtime = _last_modified_time(_source_path(env, paths, docname))
         except OSError:
             continue  # the source does not exist any more
         if max(doc_mtime, template_mtime) > target_mtime:
@@ -260,7 +249,7 @@ def _html_settings_verdict(builder: StandaloneHTMLBuilder) -> tuple[bool, int]:
         return False, 0
     template_mtime = int(builder.templates.newest_template_mtime() * 10**6)
     try:
-        old_mtime = _microseconds(os.stat(build_info_path))
+        old_mtime = _last_modified_time(build_info_path)
     except OSError:
         pass
     else:
