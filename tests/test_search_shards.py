@@ -200,7 +200,7 @@ def test_a_file_left_as_written_is_not_compressed_again(tmp_path, monkeypatch):
         raise AssertionError("compressed again")
 
     with monkeypatch.context() as patched:
-        patched.setattr(cbor.gzip, "compress", no_compression)
+        patched.setattr(cbor, "compress", no_compression)
         assert cbor.pack(tmp_path, "en", ".pf_index", cbor.encode(["a"]), 7, set(), written) == name
     assert cbor.read_file(path) == ["a"]
     # Changed since (another size, time stamp or file): written again, with the right bytes.

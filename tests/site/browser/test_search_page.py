@@ -77,6 +77,17 @@ def small_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def sharded_site(tmp_path_factory):
+    """The small site's index merged from shards of two pages (kb.search.merge), its files
+    compressed by kb (kb.search.cbor), not by Pagefind."""
+    out = tmp_path_factory.mktemp("search-sharded")
+    server, url = _build_and_serve(out, "kb_search_shard_size=2")
+    assert len(list((out / "dt" / "kb-search-shards").iterdir())) > 2  # shards and their merge
+    yield url
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
 def rtd_site(tmp_path_factory):
     server, url = _build_and_serve(tmp_path_factory.mktemp("search-rtd"), "kb_search_readthedocs=1")
     yield url
@@ -111,6 +122,20 @@ def test_technical_word_finds_the_post_that_uses_it(page, small_site, query, doc
     assert names[0] == docname, names
     # The distractor uses the parts ("sync", "xor", "async", "bulk", "head", ...), never the word.
     assert "posts/sync-basics" not in names
+    assert page.console_errors == []
+
+
+def test_a_bundle_merged_from_shards_finds_what_one_run_finds(page, small_site, sharded_site):
+    """Pagefind's own scripts in the browser read the merged bundle: each technical word, a
+    category's filter and a page's metadata, as in the bundle Pagefind wrote in one run."""
+    for query, _ in TERMS:
+        expected = search(page, small_site, query)
+        assert search(page, sharded_site, query) == expected, query
+    expected = search(page, small_site, "MIG", ["Benchmarks"])
+    assert search(page, sharded_site, "MIG", ["Benchmarks"]) == expected == ["posts/gpu-sharing"]
+    first = page.locator(".kb-search-result").first
+    expect(first.locator("time")).to_have_attribute("datetime", "2025-05-01")
+    expect(first.locator(".kb-search-result-excerpt mark").first).to_have_text("MIG")
     assert page.console_errors == []
 
 
