@@ -15,10 +15,11 @@ post's body, a new post, the deletion of that post):
   page alone (or, after the delete, nowhere). The search index follows the build in the
   background.
 
-Before each change it waits for the search index of the previous one, then ``--pause``
-seconds (the author reading). Medians of ``--edits`` rounds, the modes taking turns (warm,
-unprepared, cold, warm, ...) so that a change in the machine's load hits all of them alike;
-each ratio is paired by round.
+Before each change it waits for the search index of the previous one and for the other
+servers to be idle (their next build's application made: they would otherwise take this
+change's processors), then ``--pause`` seconds (the author reading). Medians of ``--edits``
+rounds, the modes taking turns (warm, unprepared, cold, warm, ...) so that a change in the
+machine's load hits all of them alike; each ratio is paired by round.
 
     python benchmarks/serve_speed.py --posts 1000 --edits 5
 
@@ -102,22 +103,47 @@ class Server:
             time.sleep(0.1)
         raise SystemExit("kb serve did not start in time")
 
-    def memory_mb(self) -> float:
-        """Proportional set size of the server's processes (the server, its warm worker and the
-        worker's standby): memory they share is counted once."""
-        total = 0
+    def _processes(self):
+        """``(/proc/PID folder, fields of its stat after the name)`` of each process of the
+        group kb serve leads (the server, its warm worker and the worker's standby)."""
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 fields = stat.read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) != self.process.pid:  # the process group kb serve leads
-                    continue
-                rollup = (stat.parent / "smaps_rollup").read_text()
+                if int(fields[2]) == self.process.pid:
+                    yield stat.parent, fields
             except (OSError, IndexError, ValueError):
                 continue  # a build child that has just exited
+
+    def memory_mb(self) -> float:
+        """Proportional set size of the server's processes: memory they share is counted
+        once."""
+        total = 0
+        for folder, _ in self._processes():
+            try:
+                rollup = (folder / "smaps_rollup").read_text()
+            except OSError:
+                continue
             total += next(
                 int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")
             )
         return total / 1024
+
+    def cpu_seconds(self) -> float:
+        """CPU time the server's processes have used (user and system)."""
+        ticks = sum(int(fields[11]) + int(fields[12]) for _, fields in self._processes())
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def wait_quiet(self, limit: float = 120.0) -> None:
+        """Until the server's processes have used under 5% of a processor for half a second:
+        its worker has made the next build's application (the standby) and waits."""
+        deadline = time.monotonic() + limit
+        before = self.cpu_seconds()
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            now = self.cpu_seconds()
+            if now - before < 0.025:
+                return
+            before = now
 
     def stop(self) -> None:
         os.killpg(self.process.pid, 15)
@@ -320,6 +346,12 @@ def main(argv: list[str] | None = None) -> int:
                     wait_for_background_search(
                         *(src / "_build" / "html" for src in sources.values()), limit=300.0
                     )
+                    # The other servers' standbys are made: they do not take this change's
+                    # processors (the first round came while the last server started was
+                    # still making its own).
+                    for other, server in servers.items():
+                        if other != mode:
+                            server.wait_quiet()
                     time.sleep(args.pause)
                     port = args.port + offset
                     change = make_change(kind, sources[mode], port, round_number, site)
