@@ -9,7 +9,7 @@ was made from, and the bundle read once (:func:`kb.search.merge.read_shard`, pic
 Pagefind runs over the changed shards, as many at a time as there are processors, while the
 build writes its other pages; :func:`kb.search.merge.merge` then writes the site's bundle.
 
-A one-post edit at 1000 posts re-indexes one shard of about 64 pages instead of all
+A one-post edit at 1000 posts re-indexes one shard of about 31 pages instead of all
 1000 (Pagefind's time grows with the pages it reads: about 2 ms each on 2 cores).
 """
 
