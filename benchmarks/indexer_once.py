@@ -5,20 +5,28 @@ work), then runs ``python -m kb.search.worker`` as a build starts it (without th
 waits for the build's end), with ``kb`` imported from ``SRC``: a checkout's ``src`` folder.
 The site is one that ``kb serve`` built, for example a copy kept by ``serve_speed.py --keep``
 (``site-warm``). An optional third argument is the shard size (``kb_search_shard_size``,
-64). Two checkouts paired:
+48). With a fourth, ``add``, each run adds a searchable page (a copy of a post's record with a
+word of its own) or, on the next run, takes it away again: the pages after it are numbered
+again, which changes every chunk of the merged index. Two checkouts paired, each on its own
+copy of the site (another checkout's index is made again on its first run, the warm-up):
 
-    farm-bench -n 15 --vs "python benchmarks/indexer_once.py SITE /tmp/kb-before/src" \\
-        -- python benchmarks/indexer_once.py SITE src
+    farm-bench -n 15 --vs "python benchmarks/indexer_once.py SITE_B /tmp/kb-before/src" \\
+        -- python benchmarks/indexer_once.py SITE_A src
+    farm-bench -n 16 --vs "python benchmarks/indexer_once.py SITE_B /tmp/kb-before/src 48 add" \\
+        -- python benchmarks/indexer_once.py SITE_A src 48 add
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 WORDS = ("zyzzyva", "zyzzyvb")
+#: The page that ``add`` adds and takes away, in the site and among the records.
+ADDED = "posts/aaa-indexer-once.html"
 
 
 def change_one_record(doctrees: Path) -> None:
@@ -35,10 +43,27 @@ def change_one_record(doctrees: Path) -> None:
     os.replace(staged, record)  # as the build writes a record: a new file
 
 
-def main(site: Path, src: Path, shard_size: str = "64") -> int:
+def add_or_remove_a_page(doctrees: Path, listing: Path) -> None:
+    """Add :data:`ADDED` to the pages the indexer reads, or take it away if it is there."""
+    listed = json.loads(listing.read_text(encoding="utf-8"))
+    if ADDED in listed:
+        del listed[ADDED]
+    else:
+        records = doctrees / "kb-search-records"
+        text = min((records / "posts").rglob("*.html")).read_text(encoding="utf-8")
+        record = records / ADDED
+        record.write_text(text.replace("</body>", f"<p>{WORDS[0]}</p></body>", 1), "utf-8")
+        listed[ADDED] = str(record)
+    listing.write_text(json.dumps(dict(sorted(listed.items()))), encoding="utf-8")
+
+
+def main(site: Path, src: Path, shard_size: str = "48", change: str = "edit") -> int:
     html, doctrees = site / "_build" / "html", site / "_build" / "doctrees"
-    change_one_record(doctrees)
     listing = doctrees / "kb-search-pages.json"
+    if change == "add":
+        add_or_remove_a_page(doctrees, listing)
+    else:
+        change_one_record(doctrees)
     search_page = html / "search.html"
     arguments = [str(html), str(doctrees), str(listing), str(search_page), "pagefind/"]
     arguments += ["folder-url", shard_size]
@@ -48,4 +73,4 @@ def main(site: Path, src: Path, shard_size: str = "64") -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(Path(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:4]))
+    raise SystemExit(main(Path(sys.argv[1]), Path(sys.argv[2]), *sys.argv[3:5]))
