@@ -47,11 +47,12 @@ test: $(VENV)/.test-installed browser vnu lint
 	KB_TEST_RUN_DIR=$(abspath $(TEST_RUN_DIR)) KB_VNU_JAR=$(VNU_JAR) KB_AXE_JS=$(AXE_JS) \
 	  $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m browser $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
-# The tests' Python processes keep compiled bytecode, under _build/pycache: where the environment
-# says PYTHONDONTWRITEBYTECODE=1, each pytest worker would otherwise rewrite every test module's
-# asserts again, and each build or `kb` command a test starts would compile kb again.
-test test-fast: export PYTHONDONTWRITEBYTECODE :=
-test test-fast: export PYTHONPYCACHEPREFIX := $(abspath $(BUILDDIR))/pycache
+# The builds' and the tests' Python processes keep compiled bytecode, under _build/pycache: where
+# the environment says PYTHONDONTWRITEBYTECODE=1, each pytest worker would otherwise rewrite every
+# test module's asserts again, and each build or `kb` command would compile Sphinx, its extensions
+# and kb from source again (1.4 s of a 3 s edit of 1000 posts).
+html docs serve test test-fast: export PYTHONDONTWRITEBYTECODE :=
+html docs serve test test-fast: export PYTHONPYCACHEPREFIX := $(abspath $(BUILDDIR))/pycache
 
 # While you work: the tiers that need neither the real site nor a browser, and no test that
 # builds many times (`-m "unit or build"`); no coverage bound, as most of the code is not run.

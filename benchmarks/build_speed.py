@@ -167,14 +167,25 @@ def make_site(name: str, root: Path, n: int, authors, categories, seed: int) -> 
 # -- Building ---------------------------------------------------------------------------------
 
 
+#: Where the builds keep compiled bytecode (one folder for every checkout: it mirrors each
+#: source file's full path), across runs of the benchmarks.
+BYTECODE_CACHE = Path(tempfile.gettempdir()) / "kb-bench-pycache"
+
+
 def build_env(repo: Path | None = None) -> dict[str, str]:
     """The builds' environment: ``kb`` imported from ``repo``'s ``src/`` (this checkout's, or
-    ``REPO`` as a pairing script set it), ahead of any installed copy."""
+    ``REPO`` as a pairing script set it), ahead of any installed copy; each module compiled
+    once and its bytecode kept (:data:`BYTECODE_CACHE`), as an installed environment has it.
+    Where the machine says ``PYTHONDONTWRITEBYTECODE=1`` every build compiled every module
+    it imports from source again: 1.4 s of a 3 s edit at 1000 posts, and more of ours than
+    of bare Sphinx's, which imports fewer."""
     env = dict(os.environ)
     src = str((repo or REPO) / "src")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
     env["TZ"] = "UTC"
     env.setdefault("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01: reproducible stamps
+    env["PYTHONDONTWRITEBYTECODE"] = ""
+    env["PYTHONPYCACHEPREFIX"] = str(BYTECODE_CACHE)
     return env
 
 
