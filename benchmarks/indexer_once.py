@@ -44,9 +44,17 @@ def change_one_record(doctrees: Path) -> None:
     os.replace(staged, record)  # as the build writes a record: a new file
 
 
+def pages_of_this_copy(doctrees: Path, listing: Path) -> dict[str, str]:
+    """The pages the last build listed for the indexer, each with its record in this copy of
+    the site (the listing names the records by full path: a copy's would be the original's)."""
+    records = doctrees / "kb-search-records"
+    listed = json.loads(listing.read_text(encoding="utf-8"))
+    return {page: str(records / page) for page in listed if (records / page).is_file()}
+
+
 def add_or_remove_a_page(doctrees: Path, listing: Path) -> None:
     """Add :data:`ADDED` to the pages the indexer reads, or take it away if it is there."""
-    listed = json.loads(listing.read_text(encoding="utf-8"))
+    listed = pages_of_this_copy(doctrees, listing)
     if ADDED in listed:
         del listed[ADDED]
     else:
@@ -64,6 +72,8 @@ def main(site: Path, src: Path, shard_size: str = "48", change: str = "edit") ->
     if change == "add":
         add_or_remove_a_page(doctrees, listing)
     else:
+        pages = pages_of_this_copy(doctrees, listing)
+        listing.write_text(json.dumps(pages), encoding="utf-8")
         change_one_record(doctrees)
     search_page = html / "search.html"
     arguments = [str(html), str(doctrees), str(listing), str(search_page), "pagefind/"]
