@@ -229,6 +229,7 @@ CHECKS = {
     ],
     "test_reading_takes_sphinxs_steps_in_its_order": ["sphinx_read.read"],
     "test_the_documents_found_are_those_sphinx_finds": ["sphinx_read.find_files"],
+    "test_source_paths_are_those_sphinx_gives": ["sphinx_read.source_relpaths"],
     "test_a_fragment_is_written_with_its_pages_state_which_is_restored": [
         "sphinx.writing_as",
         "sphinx.page_being_written",
@@ -701,6 +702,22 @@ def test_the_documents_found_are_those_sphinx_finds(make_app, built_listings, ch
         app.env.find_files(app.config, app.builder)
         assert ours == (set(project.docnames), dict(project._path_to_docname))
         assert app.env.found_docs is project.docnames
+    finally:
+        app.cleanup()
+
+
+def test_source_paths_are_those_sphinx_gives(make_app, built_listings):
+    """Each document's source, relative and ``/``-separated, as ``env.doc2path`` names it; a
+    name Sphinx found no file for gets the name Sphinx gives it too (the first suffix)."""
+    site = built_listings()
+    (site / "posts/post-02.md").rename(site / "posts/post-02.rst")  # another suffix
+    app = make_app("html", srcdir=site)
+    try:
+        app.env.find_files(app.config, app.builder)
+        names = [*sorted(app.env.found_docs), "posts/no-such-post"]
+        expected = {name: app.env.doc2path(name, base=False).as_posix() for name in names}
+        assert upstream_sphinx_read.source_relpaths(app.env, names) == expected
+        assert expected["posts/post-02"] == "posts/post-02.rst"
     finally:
         app.cleanup()
 

@@ -64,12 +64,15 @@ def check_site(
     def report(path: str, line: int, message: str, key: str = "", subject: str = "") -> None:
         problems.setdefault(path, []).append(Problem(line, message, key, subject=subject))
 
-    _check_post_slugs(posts, report)
-    _check_tag_slugs(posts, report, blog_path)
-    _check_series_slugs(posts, report, blog_path)
-    _check_titles(posts, report)
-    _check_series_parts(posts, report)
-    _check_redirects(posts, report, documents, (blog_path, *GENERATED, *generated))
+    # The older claim wins each clash: every check goes through the posts in date order,
+    # sorted once (six sorts of 10,000 posts were a tenth of a build's checks).
+    dated = _DateOrder(posts)
+    _check_post_slugs(dated, report)
+    _check_tag_slugs(dated, report, blog_path)
+    _check_series_slugs(dated, report, blog_path)
+    _check_titles(dated, report)
+    _check_series_parts(dated, report)
+    _check_redirects(dated, report, documents, (blog_path, *GENERATED, *generated))
     if exists is not None or scheduled:
         _check_links(posts, exists, scheduled or {}, report, pages or {})
     for found in problems.values():
@@ -83,14 +86,23 @@ def post_slug(path: str) -> str:
     return posixpath.basename(posixpath.dirname(path)) if stem == "index" else stem
 
 
-def _clashes(posts, claims):
+class _DateOrder(dict):
+    """The posts (path -> facts), with ``in_order``: their paths oldest first (undated last),
+    then by path."""
+
+    def __init__(self, posts: Mapping[str, PostFacts]) -> None:
+        super().__init__(posts)
+        self.in_order = sorted(posts, key=lambda path: (posts[path].date or "9999", path))
+
+
+def _clashes(posts: _DateOrder, claims):
     """``(path, line, (first_path, first_line, first_value))`` for each claim already taken.
 
     ``claims(path, facts)`` lists ``(key, line, value)``; a later claim of a key clashes when
     its value differs from the first one's (a post's own path, or a tag's spelling).
     """
     first: dict = {}
-    for path in sorted(posts, key=lambda path: (posts[path].date or "9999", path)):
+    for path in posts.in_order:
         for key, line, value in claims(path, posts[path]):
             owner = first.setdefault(key, (path, line, value))
             if owner[2] != value:
@@ -164,13 +176,17 @@ def _same(name: str) -> str:
     return unicodedata.normalize("NFC", name).casefold()
 
 
-def _check_redirects(posts, report, documents: Collection[str], generated: tuple) -> None:
+def _check_redirects(
+    posts: _DateOrder, report, documents: Collection[str], generated: tuple
+) -> None:
     """Each old address must be free: no page of the site, no page the build writes, no
     other redirect, and not the post itself. Checked in date order: the older claim wins."""
+    if not any(facts.redirects for facts in posts.values()):
+        return  # and the addresses of every post and page are not looked at
     post_docnames = {_same(posixpath.splitext(path)[0]): path for path in posts}
     pages = {_same(docname): docname for docname in documents}
     claimed: dict[str, str] = {}
-    for path in sorted(posts, key=lambda path: (posts[path].date or "9999", path)):
+    for path in posts.in_order:
         facts = posts[path]
         own = _same(posixpath.splitext(path)[0])
         for name in facts.redirects:

@@ -50,6 +50,7 @@ from ..checks.postforms import fields_as_text
 from ..checks.sitechecks import DOC_SUFFIXES, check_site, link_docname, unicode_names
 from ..checks.sourcefiles import is_left_out
 from ..upstream.ablog import pattern_matches
+from ..upstream.sphinx_read import source_relpaths
 from . import ablog, events
 from .catalog import source
 from .finding import leave_out, scanned
@@ -254,7 +255,7 @@ def _check_across_posts(app: Sphinx, env: BuildEnvironment) -> list[str]:
     """
     posts = env_state(env).posts
     known = {name: s.facts for name, s in posts.items() if s.facts is not None}
-    by_path = {_relpath(env, docname): docname for docname in known}
+    by_path = {relpath: docname for docname, relpath in source_relpaths(env, known).items()}
     facts = {path: known[docname] for path, docname in by_path.items()}
     drafts = _check_drafts(app)
     facts.update(drafts)
