@@ -88,6 +88,32 @@ def test_the_search_bundle_and_sphinxs_records_are_not_compared(tmp_path):
     assert not shown.changed()
 
 
+@pytest.mark.unit
+def test_the_search_pages_bundle_part_is_not_compared_and_the_rest_is(tmp_path):
+    """kb serve's indexer fills the search page's bundle part in once the build has said it
+    succeeded: that is no change of the build's (it raced the comparison), the page's other
+    bytes are."""
+    from kb.search.pagefind import BUNDLE_END, BUNDLE_START
+
+    out = _output(tmp_path)
+    page = out / "search.html"
+
+    def search_page(bundle: str, heading: str = "Search") -> str:
+        return f"<h1>{heading}</h1>{BUNDLE_START}{bundle}{BUNDLE_END}<p>results</p>"
+
+    page.write_text(search_page('<link href="pagefind/pagefind-entry.json?1">'), "utf-8")
+    shown = Shown(out, "search.html")
+    _write_new_file(page, search_page('<link href="pagefind/pagefind-entry.json?2">'))
+    assert not shown.changed()
+    _write_new_file(page, search_page('<link href="pagefind/pagefind-entry.json?2">', "Find"))
+    assert shown.changed()
+    # Without its name, the search page is a page as any other.
+    page.write_text(search_page("1"), "utf-8")
+    shown = Shown(out)
+    _write_new_file(page, search_page("2"))
+    assert shown.changed()
+
+
 # -- The worker and the server's rebuilds ---------------------------------------------------------
 
 

@@ -326,11 +326,11 @@ class _TellWritten:
         self.shown: Shown | None = None
 
     def written(self, app) -> None:
-        from .reloads import Shown, ready_to_show
+        from .reloads import Shown, ready_to_show, search_page
 
         ready_to_show(app)
         os.write(self.result_fd, WRITTEN)
-        self.shown = Shown(app.outdir)
+        self.shown = Shown(app.outdir, search_page(app))
 
 
 def _exit_child(status: int, result_fd: int, verdict: str | None = None) -> NoReturn:

@@ -21,7 +21,10 @@ build has finished: the browsers reload a second time only if a file was added o
 has other bytes. Not compared:
 
 * the search bundle, which ``kb serve`` writes after the build (``kb_search_defer``), and
-  which no page loads until the reader searches;
+  which no page loads until the reader searches; nor the search page's part that names it,
+  which the same indexer fills in once the build has said it succeeded (the rest of the
+  search page is compared: it is the build's). A faster indexer made that fill land before
+  the comparison now and then, and the browsers reloaded a second time for nothing;
 * ``.buildinfo`` and ``objects.inv``, which Sphinx writes on every build and no page shows.
 
 Sphinx also renders a few static files from templates on every build (``basic.css``,
@@ -42,8 +45,10 @@ from sphinx.application import Sphinx
 
 from ..core.fileio import file_version, walk_files, write_if_changed
 from ..core.state import build_state
+from ..core.urls import output_path
 from ..incremental.freshness import remove_gone_documents
-from ..search.pagefind import BUNDLE_DIR
+from ..search import marking
+from ..search.pagefind import BUNDLE_DIR, without_bundle
 from ..upstream.furo import pygments_stylesheet
 
 #: Files Sphinx writes on every build that no page shows.
@@ -69,16 +74,25 @@ def ready_to_show(app: Sphinx) -> None:
         write_if_changed(Path(app.outdir, STATIC_DIR, "pygments.css"), stylesheet)
 
 
-class Shown:
-    """The output folder as the browsers were told to reload it."""
+def search_page(app: Sphinx) -> str | None:
+    """The search page's path in the output folder, where kb's search writes one."""
+    if not marking.enabled(app):
+        return None
+    return os.path.relpath(output_path(app, "search"), app.outdir).replace(os.sep, "/")
 
-    def __init__(self, outdir: str | os.PathLike[str]) -> None:
+
+class Shown:
+    """The output folder as the browsers were told to reload it. ``search_page``: the search
+    page's path in it, if the site has one."""
+
+    def __init__(self, outdir: str | os.PathLike[str], search_page: str | None = None) -> None:
         self.outdir = Path(outdir)
+        self.search_page = search_page
         self.stamps = output_stamps(self.outdir)
-        self.static = {
-            name: _digest(self.outdir / name)
+        self.compared = {
+            name: self._digest(name)
             for name in self.stamps
-            if name.startswith(STATIC_DIR + "/")
+            if name.startswith(STATIC_DIR + "/") or name == search_page
         }
 
     def changed(self) -> bool:
@@ -89,9 +103,19 @@ class Shown:
         for name, stamp in now.items():
             if stamp == self.stamps[name]:
                 continue
-            if name not in self.static or _digest(self.outdir / name) != self.static[name]:
+            if name not in self.compared or self._digest(name) != self.compared[name]:
                 return True
         return False
+
+    def _digest(self, name: str) -> bytes | None:
+        """A file's bytes, digested; the search page's without the indexer's part."""
+        try:
+            data = (self.outdir / name).read_bytes()
+        except OSError:
+            return None
+        if name == self.search_page:
+            data = without_bundle(data.decode("utf-8", "replace")).encode("utf-8")
+        return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def output_stamps(outdir: Path) -> dict[str, Stamp]:
@@ -102,10 +126,3 @@ def output_stamps(outdir: Path) -> dict[str, Stamp]:
             with contextlib.suppress(OSError):  # removed while listed: not there
                 stamps[name] = file_version(entry.stat(follow_symlinks=False))
     return stamps
-
-
-def _digest(path: Path) -> bytes | None:
-    try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
-    except OSError:
-        return None

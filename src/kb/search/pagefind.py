@@ -303,6 +303,11 @@ def bundle_head_html(bundle: Path, prefix: str) -> str:
     return "".join(html)
 
 
+def without_bundle(html: str) -> str:
+    """The search page with what :func:`fill_search_page` puts in it left out."""
+    return _BUNDLE_SECTION.sub(lambda _: BUNDLE_START + BUNDLE_END, html, count=1)
+
+
 def fill_search_page(page: Path, bundle: Path, prefix: str) -> None:
     """Put the bundle's entry into the search page: a new file renamed over the page, so a
     reader (``kb serve``, a browser) never gets half of it."""
