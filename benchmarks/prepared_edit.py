@@ -3,7 +3,8 @@
 On a site that ``kb serve`` built (``serve_speed.py --keep`` leaves one, ``site-warm``),
 with ``kb`` imported from ``--src`` (a checkout's ``src``; this one's by default): for each
 round, make the application a standby makes, edit the middle post, fork and build as the
-standby does, and print the seconds from the fork to the pages written (the moment the
+standby does (with what it makes ahead while it waits, where the checkout's worker has
+``work_ahead``), and print the seconds from the fork to the pages written (the moment the
 browsers are told to reload). The worker's warm-up and what it learns after each build (the
 modules the build imported, the lexers it compiled) are done here too, as ``kb serve``'s
 worker does them. The first round is one build more, not counted: after another checkout's
@@ -66,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     for round_number in range(args.rounds + 1):
         prepared = PreparedBuild(arguments)
         prepared.prepare()
+        # What the standby does while it waits, where the checkout's worker does it.
+        work_ahead = getattr(buildworker, "work_ahead", None)
+        if work_ahead is not None and prepared.app is not None:
+            work_ahead(prepared.app)
         corpus.edit_post(post, 700 + round_number)
         learnt_read, learnt_write = os.pipe()
         start = time.perf_counter()

@@ -298,6 +298,8 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
         except BrokenPipeError:  # discarded while it prepared (kb serve stopped): exit quietly
             told = b""
         else:
+            if app is not None:
+                work_ahead(app)
             with os.fdopen(go_fd, "rb") as go:
                 told = go.readline()
         if told and app is not None and made_from is not None:
@@ -315,6 +317,18 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
         traceback.print_exc()
     finally:
         _exit_child(status, result_fd, verdict)
+
+
+def work_ahead(app) -> None:
+    """While the author reads: what the next build can make of the environment before the
+    change (:func:`kb.core.catalog.make_ahead`). A failure here only leaves it to the build."""
+    from ..core.catalog import make_ahead
+    from ..core.state import build_state
+
+    try:
+        make_ahead(app)
+    except Exception:  # noqa: BLE001  (the build makes every record itself, and reports)
+        build_state(app).catalog_ahead = None
 
 
 class _TellWritten:

@@ -104,6 +104,9 @@ class BuildState:
     # -- The catalog (env-updated, 400) ----------------------------------------------------------
     # core.catalog; every output reads it (get_catalog, has_catalog).
     catalog: Catalog | None = None
+    # core.catalog, in kb serve's standby before the change (make_ahead): the posts' records
+    # made ahead, taken (and dropped) by the build's catalog.
+    catalog_ahead: Any = None
 
     # -- Freshness (kb.incremental.freshness) -------------------------------------------------
     # Outputs' add_signer in their setup; freshness signs every document with them (env-updated).
