@@ -267,11 +267,13 @@ def _records_kept(
     kept = ahead.records.get(docname) if ahead is not None else None
     if kept is None or kept[0] is not record:
         return None
-    made = kept[1]
-    for raw, post in zip(_raws(record), made, strict=True):
+    made, raws = kept[1], _raws(record)
+    if len(made) != len(raws):
+        return None
+    for raw, post in zip(raws, made, strict=True):
         if _labels_of(raw, post.date, labels) != _labels_on(post):
             return None
-    for raw, post in zip(_raws(record), made, strict=True):
+    for raw, post in zip(raws, made, strict=True):
         post.redirects = () if post.section else _allowed_redirects(app, docname, raw)
     return made
 
