@@ -180,6 +180,14 @@ class _Labels:
         self.blog_path, self.authors = blog_path, authors
         self.collections: dict[str, dict[str, Collection]] = {kind: {} for kind in KINDS}
 
+    def seeded(self) -> _Labels:
+        """A registry that starts with these labels, each with a collection of no post yet
+        (a label that no post has by the end is left out of the catalog, as any other)."""
+        copy = _Labels(self.blog_path, self.authors)
+        for kind, collections in self.collections.items():
+            copy.collections[kind] = {name: Collection(c.label) for name, c in collections.items()}
+        return copy
+
     def __call__(self, kind: str, name: str) -> Label:
         existing = self.collections[kind].get(name)
         if existing:
@@ -217,14 +225,15 @@ class CatalogAhead:
 
     A build takes a document's records from here only while they are the ones it would make:
     the document's source object is the same (Sphinx reads a document into a new one, and no
-    step writes into the source of a document it did not read), the publish cut-off is the
-    same (it moves at midnight), and every label is what the build's own registry makes of
-    the same names. The old addresses are the build's (its checks accept them); the records
-    hold none. Documents whose excerpt was not yet rendered are left out (rendering runs
-    Sphinx's post-transforms, ablog's among them), and so are undated drafts (dated by the
-    cut-off)."""
+    step writes into the source of a document it did not read) and the publish cut-off is the
+    same (it moves at midnight). Its registry of labels starts from the one the records were
+    made with (``labels``, one object per name, made from the names and the configuration
+    alone). The old addresses are the build's (its checks accept them); the records hold
+    none. Documents whose excerpt was not yet rendered are left out (rendering runs Sphinx's
+    post-transforms, ablog's among them), and so are undated drafts (dated by the cut-off)."""
 
     cutoff: datetime
+    labels: _Labels
     records: dict[str, tuple[PostSource, list[Post]]]
 
 
@@ -244,7 +253,7 @@ def make_ahead(app: Sphinx) -> None:
         if any(post is None or post.undated for post in made):
             continue
         records[docname] = (record, cast("list[Post]", made))
-    build_state(app).catalog_ahead = CatalogAhead(cutoff, records)
+    build_state(app).catalog_ahead = CatalogAhead(cutoff, labels, records)
 
 
 def _raws(record: PostSource) -> list[dict]:
@@ -260,10 +269,10 @@ def _rendered(raws: list[dict], file_excerpt_cached: bool) -> bool:
 
 
 def _records_kept(
-    app: Sphinx, docname: str, record: PostSource, ahead: CatalogAhead | None, labels: _Labels
+    app: Sphinx, docname: str, record: PostSource, ahead: CatalogAhead | None
 ) -> list[Post] | None:
     """The records made ahead of this build for ``docname``, if they are still the ones it
-    would make (see :class:`CatalogAhead`); their labels are registered in ``labels``."""
+    would make (see :class:`CatalogAhead`)."""
     kept = ahead.records.get(docname) if ahead is not None else None
     if kept is None or kept[0] is not record:
         return None
@@ -271,26 +280,23 @@ def _records_kept(
     if len(made) != len(raws):
         return None
     for raw, post in zip(raws, made, strict=True):
-        if _labels_of(raw, post.date, labels) != _labels_on(post):
-            return None
-    for raw, post in zip(raws, made, strict=True):
         post.redirects = () if post.section else _allowed_redirects(app, docname, raw)
     return made
 
 
 def build_catalog(app: Sphinx, env: BuildEnvironment) -> Catalog:
     blog_path = app.config.blog_path
-    labels = _Labels(blog_path, app.config.blog_authors or {})
     cutoff = publish_cutoff()
     state = build_state(app)
     ahead, state.catalog_ahead = state.catalog_ahead, None  # for this build only
     if ahead is not None and ahead.cutoff != cutoff:
         ahead = None
+    labels = ahead.labels.seeded() if ahead else _Labels(blog_path, app.config.blog_authors or {})
     published: list[Post] = []
     drafts: list[Post] = []
     posts = env_state(env).posts
     for docname in sorted(posts):
-        kept = _records_kept(app, docname, posts[docname], ahead, labels)
+        kept = _records_kept(app, docname, posts[docname], ahead)
         made: Sequence[Post | None] = (
             kept
             if kept is not None
@@ -358,11 +364,6 @@ def _labels_of(raw: dict, when: datetime, labels: _Labels) -> tuple:
         tuple(labels("location", x) for x in raw.get("locations", ()) if x),
         tuple(labels("language", x) for x in raw.get("languages", ()) if x),
     )
-
-
-def _labels_on(post: Post) -> tuple:
-    """What :func:`_labels_of` gave for ``post``."""
-    return (post.authors, post.categories, post.tags, post.year, post.locations, post.languages)
 
 
 def group_series(published: list[Post], blog_path: str) -> list[Series]:
