@@ -151,6 +151,22 @@ def test_a_paired_server_imports_kb_from_its_own_checkout(tmp_path):
         assert Path(imported).is_relative_to(checkout / "src")
 
 
+def test_the_benchmarks_builds_keep_compiled_bytecode(tmp_path, monkeypatch):
+    """Where the machine says PYTHONDONTWRITEBYTECODE=1, a benchmark's build still keeps the
+    bytecode it compiles (as an installed environment has it), in the benchmarks' cache."""
+    import subprocess
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setattr(build_speed, "BYTECODE_CACHE", tmp_path / "cache")
+    module = tmp_path / "src" / "kb_bytecode_probe.py"
+    module.parent.mkdir()
+    module.write_text("VALUE = 1\n")
+    env = build_speed.build_env()
+    env["PYTHONPATH"] = str(module.parent)
+    subprocess.run([sys.executable, "-c", "import kb_bytecode_probe"], env=env, check=True)
+    assert list((tmp_path / "cache").rglob("kb_bytecode_probe.*.pyc"))
+
+
 def test_the_search_timing_searches_each_bundle_once(tmp_path, monkeypatch):
     """``serve_speed.py`` waits for the search by reading the served bundle; it decodes a
     bundle once (10-20 ms of CPU at 1000 posts), not every 20 ms while the indexer it times

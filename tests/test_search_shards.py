@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from searchbundle import bundle_files, pages_with, read_bundle
 
+from kb.config import KbConfig
 from kb.search import merge, shards
 from kb.search.cbor import Unexpected
 from kb.search.pagefind import UNSHARDED_FILE
@@ -50,6 +51,12 @@ def test_shards_are_chosen_by_path_and_sized(site):
     assert shards.shard_count(65, 64) == 2
     assert shards.shard_count(1000, 64) == 16
     assert shards.shard_count(7, 2) == 4
+    # The default (kb_search_shard_size): 1000 pages in shards of about 31, 10,000 still in
+    # 256 (more shards make each merge longer), a site of up to 48 pages in one run.
+    default = KbConfig.search_shard_size
+    assert shards.shard_count(1007, default) == 32
+    assert shards.shard_count(10007, default) == 256
+    assert shards.shard_count(48, default) == 1
     # The same page is in the same shard whatever else the site holds.
     assert shards.shard_of("posts/a.html", 16) == shards.shard_of("posts/a.html", 16)
     spread = {shards.shard_of(f"posts/{n}.html", 16) for n in range(200)}

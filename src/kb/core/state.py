@@ -105,7 +105,8 @@ class BuildState:
     # core.catalog; every output reads it (get_catalog, has_catalog).
     catalog: Catalog | None = None
     # core.catalog, in kb serve's standby before the change (make_ahead): the posts' records
-    # made ahead, taken (and dropped) by the build's catalog.
+    # made ahead, taken (and dropped) by the build's catalog. A kb.core.catalog.CatalogAhead,
+    # typed Any: that module imports this one, and the imports point down.
     catalog_ahead: Any = None
 
     # -- Freshness (kb.incremental.freshness) -------------------------------------------------

@@ -331,7 +331,7 @@ def _check_drafts(app: Sphinx) -> dict:
 
 def _relpath(env: BuildEnvironment, docname: str) -> str:
     # Relative as Sphinx keeps it: an absolute path made relative again cost 0.1 ms a post.
-    return env.doc2path(docname, base=False).as_posix()
+    return source_relpaths(env, [docname])[docname]
 
 
 def _env_get_outdated(app: Sphinx, env: BuildEnvironment, added, changed, removed) -> list[str]:
