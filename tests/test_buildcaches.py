@@ -84,6 +84,62 @@ def test_a_first_build_freezes_what_it_keeps_and_a_second_gives_it_back(tmp_path
     assert freed == "True" and int(frozen_at_last) == 0
 
 
+#: A process's first build, watched as it reads: before each document is read (after kb's
+#: handlers), whether the last document's garbage and its doctree, dropped from memory past
+#: the limit, were freed, and how many objects are frozen.
+_READING = """
+import gc, io, sys, weakref
+from pathlib import Path
+from sphinx.testing.util import SphinxTestApp
+
+class Cycle:
+    def __init__(self):
+        self.itself = self
+
+site = Path(sys.argv[1])
+app = SphinxTestApp("html", srcdir=site, status=io.StringIO(), warning=io.StringIO(),
+                    confoverrides={"kb_doctrees_in_memory": 1})
+last = {}
+seen = []
+
+def read(app, doctree):
+    last["doctree"] = weakref.ref(doctree)
+    last["garbage"] = weakref.ref(Cycle())
+
+def before_reading(app, env, docname):
+    if last:
+        seen.append((last["doctree"]() is None, last["garbage"]() is None,
+                     gc.get_freeze_count()))
+
+app.connect("doctree-read", read, priority=1000)
+app.connect("env-purge-doc", before_reading, priority=1000)
+try:
+    app.build()
+finally:
+    app.cleanup()
+for doctree_freed, garbage_freed, frozen in seen:
+    print(doctree_freed, garbage_freed, frozen)
+"""
+
+
+def test_a_first_build_frees_each_documents_garbage_and_freezes_the_rest_as_it_reads(tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    result = subprocess.run(
+        [sys.executable, "-c", _READING, str(site)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    seen = [line.split() for line in result.stdout.splitlines()]
+    assert len(seen) >= 5
+    # The first doctree waits in memory for the writing phase (the limit is one); every later
+    # one was dropped, and the collector freed it before freezing what the document left.
+    assert [doctree for doctree, _, _ in seen] == ["False"] + ["True"] * (len(seen) - 1)
+    assert all(garbage == "True" for _, garbage, _ in seen)
+    # What each document leaves is frozen: the collector's full collections walk one
+    # document's objects, not everything read before.
+    frozen = [int(count) for _, _, count in seen]
+    assert frozen == sorted(frozen) and frozen[-1] > frozen[0]
+
+
 def test_a_process_that_builds_again_freezes_nothing_more(make_app, tmp_path):
     site = copy_root("listings", tmp_path / "site")
     for _ in range(2):  # whatever this process built before, it has now built again

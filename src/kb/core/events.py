@@ -49,6 +49,13 @@ FILES_FOUND = 0
 #: incremental.freshness: last, after every handler that adds documents to read.
 LAST_TO_ADD_READS = 999
 
+# -- env-purge-doc: before a document is read (Sphinx has not made its new doctree yet) --------
+#: incremental.doctrees: the last doctree read dropped from memory past the limit, first.
+DROP_DOCTREE_READ = 0
+#: incremental.collector: what the last document left, collected, then frozen; after the
+#: drop, so that a doctree dropped is collected and not frozen.
+FREEZE_DOCUMENT_READ = 1
+
 # -- doctree-read: a document was just read ----------------------------------------------------
 #: markup.rawhtml: raw HTML judged before ablog (DEFAULT) stores the post and its excerpt.
 RAW_HTML = 400
@@ -56,8 +63,6 @@ RAW_HTML = 400
 AFTER_ABLOG_STORED = 550
 #: core.catalog, benchmark.facts, pages.postlist: what ablog stored, read into kb's records.
 READ_POST_RECORDS = 600
-#: incremental.doctrees: last; the doctree may be dropped from memory.
-LAST_TO_READ_DOCTREE = 999
 
 # -- env-updated: every document is read ---------------------------------------------------------
 #: incremental.doctrees: before anything loads a doctree again.

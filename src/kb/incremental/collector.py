@@ -12,6 +12,17 @@ the configuration, the loaded environment) is moved to the permanent generation 
 collections never walk (:func:`gc.freeze`). Later garbage is collected as usual: doctrees are
 cyclic (a node points to its parent) and a clean build of many posts needs them freed.
 
+A build that reads many documents freezes as it goes. A full collection walks every object not
+frozen, and Python runs one each time that heap has grown by a quarter: reading 1000 posts
+(their doctrees wait in memory for the writing phase) took 19 full collections, 4.2 s of a 28 s
+read, and the writing phase's one walked everything read, 1.9 s. So before a document is read
+(``env-purge-doc``, before Sphinx makes its new doctree), what the last one left is collected
+(its garbage, and any doctree dropped from memory, :mod:`.doctrees`) and the rest frozen; the
+same once every document is read. Each collection then walks one document's objects, not
+everything read before: 1.2 s for the 1017 of a clean build of 1000 posts. What is frozen and
+later let go (a doctree once its page is written) stays until the process ends, as it would at
+the build's end; the build's peak, the end of its reading, is the same (351 MB against 348 MB).
+
 The build's end freezes everything that is left, too. A ``sphinx-build`` process ends right
 after it, and Python's shutdown would otherwise walk and free every object of the build one by
 one: 1.2 to 1.6 s of a 4 s no-change rebuild at 1000 posts. Frozen cycles (the application,
@@ -72,6 +83,13 @@ def _after_environment_loaded(app: Sphinx) -> None:
         gc.enable()
 
 
+def _freeze_what_was_read(app: Sphinx, *arguments) -> None:
+    state = build_state(app)
+    if state.collector_freezes and state.collector_was_enabled:
+        gc.collect()
+        gc.freeze()
+
+
 def _build_finished(app: Sphinx, exception) -> None:
     global _process
     if build_state(app).collector_freezes:
@@ -84,5 +102,9 @@ def setup_collector(app: Sphinx) -> None:
     # builder-inited the first after it (Sphinx.__init__: _init_env, then _init_builder).
     app.connect("config-inited", _before_environment_loads, priority=events.COLLECTOR_PAUSE)
     app.connect("builder-inited", _after_environment_loaded, priority=events.ENVIRONMENT_LOADED)
+    # What the last document read left, before the next one (env-purge-doc: Sphinx makes the
+    # next doctree later, at source-read it exists), or the last of them (write-started).
+    app.connect("env-purge-doc", _freeze_what_was_read, priority=events.FREEZE_DOCUMENT_READ)
+    app.connect("write-started", _freeze_what_was_read)
     # Last of all build-finished handlers: the pages, feeds and search index are written.
     app.connect("build-finished", _build_finished, priority=events.FREEZE_LEFTOVERS)
