@@ -41,10 +41,15 @@ def run_check(root: Path, *args: str) -> tuple[int, list[tuple[str, int, str]], 
     return status, [(path, int(line), message) for path, line, message in problems], err.getvalue()
 
 
-def build(srcdir: Path, **options) -> tuple[SphinxTestApp, list[tuple[str, int, str, str]]]:
+def build(
+    srcdir: Path, listeners=(), **options
+) -> tuple[SphinxTestApp, list[tuple[str, int, str, str]]]:
     """Build ``srcdir`` with Sphinx's test app (``options``: its ``confoverrides``,
-    ``builddir``, …); its warnings as (path, line, message, type)."""
+    ``builddir``, …; ``listeners``: (event, handler, priority) to connect); its warnings as
+    (path, line, message, type)."""
     app = SphinxTestApp("html", srcdir=srcdir, warning=io.StringIO(), **options)
+    for event, handler, priority in listeners:
+        app.connect(event, handler, priority=priority)
     try:
         app.build()
     finally:

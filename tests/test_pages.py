@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import shutil
+import zlib
 from pathlib import Path
 
 import feedparser
@@ -23,12 +24,22 @@ PAGES = ["pages/about", "pages/glossary", "pages/hardware", "pages/guide/index"]
 INCLUDED = "index.md, posts/**, pages/**"
 
 
+#: The function that made each page's stylesheet tags, by page: Sphinx's own, kb's
+#: (kb.pages.assettags) or sphinx-notfound-page's.
+TAG_MAKERS: dict[str, str] = {}
+
+
+def _note_tag_maker(app, pagename, templatename, context, doctree) -> None:
+    TAG_MAKERS[pagename] = context["css_tag"].__qualname__
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("pages") / "site"
     shutil.copytree(ROOTS / "test-pages", root)
     before = snapshot(root)
-    app, warnings = build(root)
+    TAG_MAKERS.clear()
+    app, warnings = build(root, listeners=[("html-page-context", _note_tag_maker, 1000)])
     return root, Path(app.outdir), warnings, before
 
 
@@ -87,6 +98,39 @@ def test_every_page_of_every_depth_links_the_navigation_right(site):
         current = [a["href"] for a in tree.select("a.current")]
         name = page.relative_to(out).with_suffix("").as_posix()
         assert current == (["#"] if name in PAGES or name == "pages/guide/setup" else []), page
+
+
+def test_every_page_of_every_depth_links_its_stylesheets_and_scripts_right(site):
+    # kb.pages.assettags makes each tag once per folder: on every page each one must still
+    # lead to its file, with the checksum of that file (Sphinx's ?v=).
+    _, out, _, _ = site
+    pages = [p for p in out.rglob("*.html") if not p.relative_to(out).parts[0].startswith("_")]
+    assert len({page.parent for page in pages}) >= 4
+    for page in pages:
+        html = soup(page)
+        addresses = [link["href"] for link in html.select('link[rel="stylesheet"]')]
+        addresses += [script["src"] for script in html.select("script[src]")]
+        assert len(addresses) >= 6, page
+        for address in addresses:
+            path, _, version = address.partition("?v=")
+            if page.name == "404.html":  # absolute: it is served at any depth
+                assert path.startswith("/"), address
+                path = path.removeprefix("/")
+                file = out / path
+            else:
+                file = page.parent / path
+            assert file.resolve().is_relative_to(out.resolve()), (page, address)
+            assert file.is_file(), (page, address)
+            if not version or file.name == "pygments.css":
+                # (pygments.css: furo writes its own over Sphinx's once every page is
+                # written, and the address carries the checksum of Sphinx's, in any furo site.)
+                continue
+            content = file.read_bytes().translate(None, b"\r")
+            assert version == f"{zlib.crc32(content):08x}", (page, address)
+    # Sphinx's own tag makers are the ones kb shares, on every page. (The 404 page keeps
+    # sphinx-notfound-page's, whose addresses are absolute: tests/test_meta.py.)
+    assert len(TAG_MAKERS) == len(pages)
+    assert set(TAG_MAKERS.values()) == {"_once_per_folder.<locals>.tag"}
 
 
 def test_pages_are_never_listed_or_in_feeds(site):

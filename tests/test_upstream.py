@@ -236,6 +236,10 @@ CHECKS = {
         "sphinx.downloads_path",
     ],
     "test_ablogs_page_and_feed_writers_are_found_and_unplugged": ["sphinx.listeners"],
+    "test_the_handler_before_each_read_runs_between_two_documents": [
+        "sphinx.connect_before_each_read"
+    ],
+    "test_the_page_contexts_tag_makers_are_sphinxs_own": ["sphinx.is_sphinx_asset_tag"],
     "test_sphinx_registry_state_kb_reads": [
         "sphinx.has_translation_handlers",
         "sphinx.html_assets_policy",
@@ -809,6 +813,55 @@ def test_reading_takes_sphinxs_steps_in_its_order():
     ours = inspect.getsource(upstream_sphinx_read.read)
     for event in ("env-get-outdated", "env-purge-doc", "env-before-read-docs", "env-updated"):
         assert f'"{event}"' in ours
+
+
+def test_the_handler_before_each_read_runs_between_two_documents(make_app, tmp_path):
+    # kb.incremental.collector freezes what a document left there: the document before it is
+    # wholly read, and the next one's doctree not made yet.
+    app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
+    steps: list[tuple[str, str]] = []
+    upstream_sphinx.connect_before_each_read(
+        app, lambda app, env, docname: steps.append(("before", docname)), priority=0
+    )
+    app.connect("source-read", lambda app, docname, source: steps.append(("source", docname)))
+    app.connect("doctree-read", lambda app, doctree: steps.append(("read", app.env.docname)))
+    waiting = []
+    app.connect(
+        "source-read", lambda *args: waiting.append(set(doctrees_waiting_to_be_written(app.env)))
+    )
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    documents = sorted(app.env.found_docs)
+    assert len(documents) > 3
+    assert steps == [(step, name) for name in documents for step in ("before", "source", "read")]
+    # The document before is kept for the writing phase by then; the one read is not yet.
+    assert waiting == [set(documents[:n]) for n in range(len(documents))]
+
+
+def test_the_page_contexts_tag_makers_are_sphinxs_own(make_app, tmp_path):
+    # kb.pages.assettags shares only the tags Sphinx's own functions make.
+    app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
+    found = []
+
+    def note(app, pagename, templatename, context, doctree):
+        found.append(
+            (
+                upstream_sphinx.is_sphinx_asset_tag(context["css_tag"], "css_tag"),
+                upstream_sphinx.is_sphinx_asset_tag(context["js_tag"], "js_tag"),
+                upstream_sphinx.is_sphinx_asset_tag(context["js_tag"], "css_tag"),
+                upstream_sphinx.is_sphinx_asset_tag(lambda asset: "", "css_tag"),
+            )
+        )
+
+    app.connect("html-page-context", note, priority=0)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert len(found) > 3
+    assert set(found) == {(True, True, False, False)}
 
 
 def test_a_fragment_is_written_with_its_pages_state_which_is_restored(make_app, tmp_path):

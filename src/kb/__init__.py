@@ -93,6 +93,7 @@ def setup(app: Sphinx) -> dict:
     pages.setup_related(app)
     pages.setup_evergreen(app)
     pages.setup_navigation(app)
+    pages.setup_assettags(app)
     pages.setup_backlinks(app)
     pages.setup_glossary(app)
     pages.setup_listings(app)

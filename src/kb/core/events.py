@@ -89,6 +89,9 @@ FILL_POSTLIST = 400
 # -- html-page-context: a page is about to be written ------------------------------------------
 #: pages.navigation: the shared navigation, before furo (DEFAULT) renders its tree.
 SHARED_NAVIGATION = 400
+#: pages.assettags: Sphinx's own tag makers wrapped, before any extension (DEFAULT) swaps
+#: them for its own (sphinx-notfound-page on the 404 page).
+SHARED_ASSET_TAGS = 400
 #: meta.notfound, meta.previews: after furo and kb.pages.sidebars (DEFAULT) set the context.
 AFTER_PAGE_CONTEXT = 600
 #: search: last, when every other handler has finished the page's body.

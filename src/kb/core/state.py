@@ -172,6 +172,8 @@ class BuildState:
     navigation_rendered: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = field(
         default_factory=dict
     )
+    # pages.assettags at html-page-context: each stylesheet and script tag, by folder.
+    asset_tags: dict[tuple, str] = field(default_factory=dict)
     # pages.datasets: the site's dataset catalog; pages.datasets and pages.benchmarks.
     dataset_entries: list[DatasetEntry] = field(default_factory=list)
     # pages.redirects at html-collect-pages: the old addresses' pages; meta.sitemap leaves

@@ -16,12 +16,12 @@ A build that reads many documents freezes as it goes. A full collection walks ev
 frozen, and Python runs one each time that heap has grown by a quarter: reading 1000 posts
 (their doctrees wait in memory for the writing phase) took 19 full collections, 4.2 s of a 28 s
 read, and the writing phase's one walked everything read, 1.9 s. So before a document is read
-(``env-purge-doc``, before Sphinx makes its new doctree), what the last one left is collected
-(its garbage, and any doctree dropped from memory, :mod:`.doctrees`) and the rest frozen; the
-same once every document is read. Each collection then walks one document's objects, not
-everything read before: 1.2 s for the 1017 of a clean build of 1000 posts. What is frozen and
-later let go (a doctree once its page is written) stays until the process ends, as it would at
-the build's end; the build's peak, the end of its reading, is the same (351 MB against 348 MB).
+(before Sphinx makes its new doctree), what the last one left is collected (its garbage, and
+any doctree dropped from memory, :mod:`.doctrees`) and the rest frozen; the same once every
+document is read. Each collection then walks one document's objects, not everything read
+before: 1.2 s for the 1017 of a clean build of 1000 posts. What is frozen and later let go (a
+doctree once its page is written) stays until the process ends, as it would at the build's end;
+the build's peak, the end of its reading, is the same (351 MB against 348 MB).
 
 The build's end freezes everything that is left, too. A ``sphinx-build`` process ends right
 after it, and Python's shutdown would otherwise walk and free every object of the build one by
@@ -48,6 +48,7 @@ from sphinx.application import Sphinx
 
 from ..core import events
 from ..core.state import build_state
+from ..upstream import sphinx as upstream_sphinx
 
 
 class _Process(Enum):
@@ -102,9 +103,10 @@ def setup_collector(app: Sphinx) -> None:
     # builder-inited the first after it (Sphinx.__init__: _init_env, then _init_builder).
     app.connect("config-inited", _before_environment_loads, priority=events.COLLECTOR_PAUSE)
     app.connect("builder-inited", _after_environment_loaded, priority=events.ENVIRONMENT_LOADED)
-    # What the last document read left, before the next one (env-purge-doc: Sphinx makes the
-    # next doctree later, at source-read it exists), or the last of them (write-started).
-    app.connect("env-purge-doc", _freeze_what_was_read, priority=events.FREEZE_DOCUMENT_READ)
+    # What the last document read left, before the next one, or the last of them.
+    upstream_sphinx.connect_before_each_read(
+        app, _freeze_what_was_read, priority=events.FREEZE_DOCUMENT_READ
+    )
     app.connect("write-started", _freeze_what_was_read)
     # Last of all build-finished handlers: the pages, feeds and search index are written.
     app.connect("build-finished", _build_finished, priority=events.FREEZE_LEFTOVERS)

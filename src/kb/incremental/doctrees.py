@@ -9,7 +9,7 @@ folder) and its page is written from that pickle, as in any incremental build. T
 doctrees read stay: Sphinx reads and writes in the same (sorted) order, so those are the ones
 the writing phase meets first.
 
-The drop comes first before a document is read (``env-purge-doc``): the cycle collector then
+The drop comes first before a document is read: the cycle collector then
 frees the dropped doctree before what the last document left is frozen (:mod:`.collector`).
 """
 
@@ -19,7 +19,7 @@ from sphinx.application import Sphinx
 
 from ..core import events
 from ..core.state import build_state
-from ..upstream.sphinx import doctrees_waiting_to_be_written
+from ..upstream.sphinx import connect_before_each_read, doctrees_waiting_to_be_written
 
 
 def _drop_beyond(app: Sphinx, limit: int) -> None:
@@ -40,5 +40,5 @@ def _env_updated(app: Sphinx, env) -> None:
 
 
 def setup_doctrees(app: Sphinx) -> None:
-    app.connect("env-purge-doc", _before_reading, priority=events.DROP_DOCTREE_READ)
+    connect_before_each_read(app, _before_reading, priority=events.DROP_DOCTREE_READ)
     app.connect("env-updated", _env_updated, priority=events.BEFORE_DOCTREES_LOADED)

@@ -1,12 +1,14 @@
 """The pages a reader browses: archives, the home page's latest posts, the sidebar, series
 pages, redirects of renamed posts and the parts of a post's own page (header, series box,
 cite block, related posts, backlinks), the glossary's lists of posts, and the benchmarks page
-with ``data/benchmarks.json``; the navigation tree, rendered once per folder.
+with ``data/benchmarks.json``; the navigation tree and the stylesheet and script tags, made
+once per folder.
 
 Each reads the catalog; :mod:`.entries` is the one layout of a listed post they share.
 """
 
 from .ablogrefs import setup_ablogrefs
+from .assettags import setup_assettags
 from .backlinks import setup_backlinks
 from .benchmarks import setup_benchmarks
 from .citation import setup_citation
@@ -24,6 +26,7 @@ from .sidebars import setup_sidebars
 
 __all__ = [
     "setup_ablogrefs",
+    "setup_assettags",
     "setup_backlinks",
     "setup_evergreen",
     "setup_glossary",

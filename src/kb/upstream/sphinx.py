@@ -148,6 +148,25 @@ def give_parser_its_build(parser, env) -> None:
     parser._config, parser._env = env.config, env
 
 
+def connect_before_each_read(app, handler: Callable, priority: int) -> None:
+    """Call ``handler(app, env, docname)`` before Sphinx reads each document, once the last
+    one is wholly read (its doctree pickled, and kept for the writing phase or not) and before
+    Sphinx makes the next one's doctree. No event is documented there: ``env-purge-doc`` is,
+    in Sphinx's serial reading (``Builder._read_serial``), emitted right before each
+    ``read_doc``, and also for each document removed. (At ``source-read`` the next doctree
+    exists already.)"""
+    app.connect("env-purge-doc", handler, priority=priority)
+
+
+def is_sphinx_asset_tag(function, name: str) -> bool:
+    """Whether ``function`` is the page context's ``css_tag`` or ``js_tag`` as Sphinx's HTML
+    builder made it for the page (a function local to ``handle_page``, undocumented), not one
+    an extension put in its place."""
+    return getattr(function, "__module__", "") == "sphinx.builders.html" and getattr(
+        function, "__qualname__", ""
+    ).endswith(f"handle_page.<locals>.{name}")
+
+
 def page_being_written(builder) -> str:
     """The docname of the page the builder is writing (``builder.current_docname``,
     undocumented), for a visitor that links relative to it (:mod:`kb.notebooks.download`)."""
