@@ -183,19 +183,8 @@ def _hand_connected(path: Path) -> list[str]:
     ]
 
 
-#: The one hand-made connection: Sphinx's moment before each document is read, which only
-#: ``env-purge-doc`` marks (kb.upstream.sphinx.connect_before_each_read); nothing is purged.
-BEFORE_EACH_READ = "kb/upstream/sphinx.py"
-
-
 def test_no_module_purges_or_merges_by_hand():
-    found = [
-        use
-        for path in sorted(SRC.rglob("*.py"))
-        for use in _hand_connected(path)
-        if not use.startswith(f"{BEFORE_EACH_READ}:")
-    ]
-    assert len(_hand_connected(SRC / "upstream" / "sphinx.py")) == 1
+    found = [use for path in sorted(SRC.rglob("*.py")) for use in _hand_connected(path)]
     assert found == [], (
         "per-document data is purged and merged by an EnvironmentCollector "
         "(kb.core.collectors.DocumentTables):\n" + "\n".join(found)

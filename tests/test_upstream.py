@@ -236,9 +236,6 @@ CHECKS = {
         "sphinx.downloads_path",
     ],
     "test_ablogs_page_and_feed_writers_are_found_and_unplugged": ["sphinx.listeners"],
-    "test_the_handler_before_each_read_runs_between_two_documents": [
-        "sphinx.connect_before_each_read"
-    ],
     "test_the_page_contexts_tag_makers_are_sphinxs_own": ["sphinx.is_sphinx_asset_tag"],
     "test_sphinx_registry_state_kb_reads": [
         "sphinx.has_translation_handlers",
@@ -820,9 +817,8 @@ def test_the_handler_before_each_read_runs_between_two_documents(make_app, tmp_p
     # wholly read, and the next one's doctree not made yet.
     app = make_app("html", srcdir=copy_root("listings", tmp_path / "site"))
     steps: list[tuple[str, str]] = []
-    upstream_sphinx.connect_before_each_read(
-        app, lambda app, env, docname: steps.append(("before", docname)), priority=0
-    )
+    before = lambda app, env, docname: steps.append(("before", docname))  # noqa: E731
+    app.connect(upstream_sphinx.BEFORE_EACH_READ, before, priority=0)
     app.connect("source-read", lambda app, docname, source: steps.append(("source", docname)))
     app.connect("doctree-read", lambda app, doctree: steps.append(("read", app.env.docname)))
     waiting = []

@@ -104,8 +104,10 @@ def setup_collector(app: Sphinx) -> None:
     app.connect("config-inited", _before_environment_loads, priority=events.COLLECTOR_PAUSE)
     app.connect("builder-inited", _after_environment_loaded, priority=events.ENVIRONMENT_LOADED)
     # What the last document read left, before the next one, or the last of them.
-    upstream_sphinx.connect_before_each_read(
-        app, _freeze_what_was_read, priority=events.FREEZE_DOCUMENT_READ
+    app.connect(
+        upstream_sphinx.BEFORE_EACH_READ,
+        _freeze_what_was_read,
+        priority=events.FREEZE_DOCUMENT_READ,
     )
     app.connect("write-started", _freeze_what_was_read)
     # Last of all build-finished handlers: the pages, feeds and search index are written.

@@ -19,7 +19,7 @@ from sphinx.application import Sphinx
 
 from ..core import events
 from ..core.state import build_state
-from ..upstream.sphinx import connect_before_each_read, doctrees_waiting_to_be_written
+from ..upstream.sphinx import BEFORE_EACH_READ, doctrees_waiting_to_be_written
 
 
 def _drop_beyond(app: Sphinx, limit: int) -> None:
@@ -40,5 +40,5 @@ def _env_updated(app: Sphinx, env) -> None:
 
 
 def setup_doctrees(app: Sphinx) -> None:
-    connect_before_each_read(app, _before_reading, priority=events.DROP_DOCTREE_READ)
+    app.connect(BEFORE_EACH_READ, _before_reading, priority=events.DROP_DOCTREE_READ)
     app.connect("env-updated", _env_updated, priority=events.BEFORE_DOCTREES_LOADED)

@@ -6,6 +6,14 @@ import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+#: The event to connect a handler to that runs before Sphinx reads each document, once the last
+#: one is wholly read (its doctree pickled, and kept for the writing phase or not) and before
+#: Sphinx makes the next one's doctree (at ``source-read`` it exists already). No event is
+#: documented there: ``env-purge-doc`` is, in Sphinx's serial reading
+#: (``Builder._read_serial``), emitted right before each ``read_doc``, and also for each
+#: document removed. Its handlers get ``(app, env, docname)``.
+BEFORE_EACH_READ = "env-purge-doc"
+
 
 def doctrees_waiting_to_be_written(env) -> dict | None:
     """The doctrees Sphinx read in this build and keeps in memory until it writes their pages
@@ -146,16 +154,6 @@ def give_parser_its_build(parser, env) -> None:
     ``parser._env``, which ``parser.config`` and ``parser.env`` read): kb makes MyST-NB's
     parser only when a notebook is read (:mod:`kb.notebooks.render`)."""
     parser._config, parser._env = env.config, env
-
-
-def connect_before_each_read(app, handler: Callable, priority: int) -> None:
-    """Call ``handler(app, env, docname)`` before Sphinx reads each document, once the last
-    one is wholly read (its doctree pickled, and kept for the writing phase or not) and before
-    Sphinx makes the next one's doctree. No event is documented there: ``env-purge-doc`` is,
-    in Sphinx's serial reading (``Builder._read_serial``), emitted right before each
-    ``read_doc``, and also for each document removed. (At ``source-read`` the next doctree
-    exists already.)"""
-    app.connect("env-purge-doc", handler, priority=priority)
 
 
 def is_sphinx_asset_tag(function, name: str) -> bool:
