@@ -11,9 +11,11 @@ shard), so everything is compared by page URL.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -307,3 +309,74 @@ def test_the_background_indexer_starts_without_sphinx_logging_or_docutils():
     code = f"import sys, kb.search.worker; print(sorted({heavy} & set(sys.modules)))"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "[]"
+
+
+# -- The runs, in a thread of their own ---------------------------------------------------------
+
+
+def _records(folder: Path, count: int) -> dict[str, str]:
+    """``count`` search records: each page's path in the site, and its file."""
+    sources = {}
+    for number in range(count):
+        record = folder / "records" / f"page-{number}.html"
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(f"<html><body><p>Page {number}</p></body></html>", encoding="utf-8")
+        sources[f"posts/page-{number}.html"] = str(record)
+    return sources
+
+
+def _run(tmp_path: Path, program: str, shard_count: int = 8) -> shards.ShardedRun:
+    """A run over eight shards whose "Pagefind" is ``program`` (Python, given the shard's
+    staged site and its bundle folder as arguments)."""
+    return shards.ShardedRun(
+        tmp_path / "bundle",
+        _records(tmp_path, 24),
+        tmp_path / "work",
+        lambda site, bundle: [sys.executable, "-c", program, str(site), str(bundle)],
+        "settings",
+        shard_count,
+    )
+
+
+#: Notes that it ran, in the shard's folder, and ends.
+_NOTE = "import sys, pathlib; pathlib.Path(sys.argv[2]).with_name('ran').touch()"
+
+
+def test_every_shard_runs_while_the_build_goes_on(tmp_path):
+    # The build never waits (it writes its other pages): each run still starts as one ends.
+    run = _run(tmp_path, _NOTE)
+    notes = tmp_path / "work" / shards.SHARDS_DIR
+    deadline = time.monotonic() + 60
+    while len(list(notes.glob("*/ran"))) < 8 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(list(notes.glob("*/ran"))) == 8
+    assert run.pending == []
+    run.cancel()
+
+
+def test_a_failed_run_fails_the_build_with_its_output_and_starts_no_other(tmp_path):
+    fails = "import sys; print('Pagefind says no'); sys.exit(3)"
+    run = _run(tmp_path, fails)
+    failures = []
+
+    def failed(output, status):
+        failures.append((output.strip(), status))
+        raise RuntimeError("the build fails")
+
+    with pytest.raises(RuntimeError):
+        run.wait(failed)
+    assert failures == [("Pagefind says no", 3)]
+    # The first failure stopped the thread: at most one run a processor was started.
+    started = list((tmp_path / "work" / shards.SHARDS_DIR).glob("*/site-*"))
+    assert started == []  # each staged site removed
+    assert len(list((tmp_path / "work" / shards.SHARDS_DIR).iterdir())) <= (os.cpu_count() or 1)
+
+
+def test_a_cancelled_run_stops_at_once(tmp_path):
+    sleeps = "import time; time.sleep(60)"
+    run = _run(tmp_path, sleeps)
+    start = time.monotonic()
+    run.cancel()
+    assert time.monotonic() - start < 10
+    assert run.pending == []
+    assert list((tmp_path / "work" / shards.SHARDS_DIR).glob("*/site-*")) == []

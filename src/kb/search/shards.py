@@ -8,6 +8,10 @@ shards of at most that many pages. Each shard has a folder in the doctree folder
 was made from, and the bundle read once (:func:`kb.search.merge.read_shard`, pickled).
 Pagefind runs over the changed shards, as many at a time as there are processors, while the
 build writes its other pages; :func:`kb.search.merge.merge` then writes the site's bundle.
+A thread of its own keeps them running, starting the next shard as one ends, and the build
+reads each shard's bundle as its run ends: a clean build of 1000 posts indexes 32 shards,
+and only the first two had run while its listing pages were written (the others ran, two at a
+time, once the build waited for them).
 
 A one-post edit at 1000 posts re-indexes one shard of about 31 pages instead of all
 1000 (Pagefind's time grows with the pages it reads: about 2 ms each on 2 cores).
@@ -22,6 +26,8 @@ import pickle
 import shutil
 import subprocess
 import tempfile
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.fileio import crash_point, write_atomically
@@ -115,6 +121,18 @@ def _load(path: Path) -> Shard:
     return shard
 
 
+@dataclass
+class _Run:
+    """One shard's Pagefind run."""
+
+    process: subprocess.Popen[str]
+    folder: Path
+    group: dict[str, str]
+    fingerprint: str
+    staging: Path
+    output: str = ""
+
+
 class ShardedRun:
     """Pagefind over the changed shards, started now; :meth:`wait` merges the bundle.
 
@@ -154,8 +172,22 @@ class ShardedRun:
             ]
         self.pending = [shard for shard in self.shards if not shard[3]]
         self.published: set[str] | None = None
-        self.running: list = []
-        self._start(os.cpu_count() or 1)
+        # What the driver thread and the build share, under the lock: the runs going on,
+        # those ended (in the order they ended), whether to start more, what went wrong.
+        self._lock = threading.Condition()  # notified as a run ends and as the thread does
+        self._running: list[_Run] = []
+        self._ended: list[_Run] = []
+        self._stopped = False
+        self._error: BaseException | None = None
+        self._driver: threading.Thread | None = None
+        self._done = not self.pending
+        if self.pending:
+            # A daemon: a build stopped by Ctrl-C (Sphinx then emits no build-finished) ends
+            # without waiting for every shard.
+            self._driver = threading.Thread(
+                target=self._drive, name="kb-search-shards", daemon=True
+            )
+            self._driver.start()
 
     def _bundle_current(self) -> bool:
         return bundle_files.is_intact(self.root / STATE, self.fingerprint, self.bundle)
@@ -167,21 +199,48 @@ class ShardedRun:
                 if path.is_dir() and path.name not in wanted:
                     shutil.rmtree(path, ignore_errors=True)
 
-    def _start(self, limit: int) -> None:
-        while self.pending and len(self.running) < limit:
-            folder, group, fingerprint, _ = self.pending.pop(0)
-            bundle_files.invalidate(folder / STATE)  # first: rmtree removes in any order
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir(parents=True)
-            staging = Path(tempfile.mkdtemp(prefix="site-", dir=folder))
-            stage(group, staging)
-            process = subprocess.Popen(
-                self.command(staging, folder / "bundle"),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-            self.running.append((process, folder, group, fingerprint, staging))
+    def _drive(self) -> None:
+        """Run Pagefind over each pending shard, one a processor at a time, until none is left
+        (or :meth:`cancel`, or a run fails). A thread waiting for a process leaves Python to
+        the build."""
+        try:
+            limit = os.cpu_count() or 1
+            while True:
+                with self._lock:
+                    while not self._stopped and self.pending and len(self._running) < limit:
+                        self._running.append(self._launch(self.pending.pop(0)))
+                    if not self._running:
+                        return
+                    run = self._running[0]
+                run.output, _ = run.process.communicate()
+                with self._lock:
+                    if run in self._running:  # not cancelled meanwhile
+                        self._running.remove(run)
+                        self._ended.append(run)
+                        self._stopped = self._stopped or run.process.returncode != 0
+                        self._lock.notify_all()
+        except BaseException as error:  # given to the build by _finish
+            with self._lock:
+                self._error, self._stopped = error, True
+        finally:
+            with self._lock:
+                self._done = True
+                self._lock.notify_all()
+
+    def _launch(self, shard) -> _Run:
+        folder, group, fingerprint, _ = shard
+        bundle_files.invalidate(folder / STATE)  # first: rmtree removes in any order
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        staging = Path(tempfile.mkdtemp(prefix="site-", dir=folder))
+        stage(group, staging)
+        process = subprocess.Popen(
+            self.command(staging, folder / "bundle"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        return _Run(process, folder, group, fingerprint, staging)
 
     def wait(self, failed) -> None:
         """Finish the runs and merge. ``failed(output, status)`` raises the error for a
@@ -196,7 +255,8 @@ class ShardedRun:
                 loaded.append(_load(shard[0] / PARSED))
             except Unexpected:  # damaged since: indexed again
                 self.pending.append(shard)
-                self._start(1)
+                self._done = False
+                self._drive()
                 self._finish(failed)
                 loaded.append(_load(shard[0] / PARSED))
         self.bundle.mkdir(parents=True, exist_ok=True)
@@ -214,26 +274,45 @@ class ShardedRun:
         bundle_files.write_state(self.root / STATE, self.fingerprint, self.bundle)
 
     def _finish(self, failed) -> None:
-        while self.running:
-            process, folder, group, fingerprint, staging = self.running.pop(0)
-            output, _ = process.communicate()
-            shutil.rmtree(staging, ignore_errors=True)
-            if process.returncode != 0:
+        """Each shard's bundle read and recorded as its run ends, while the others run; the
+        first run that failed raises, through ``failed``."""
+        while True:
+            with self._lock:
+                while not self._ended and not self._done:
+                    self._lock.wait()
+                if self._error is not None:
+                    error, self._error = self._error, None
+                    self.cancel()
+                    raise error
+                if not self._ended:
+                    break
+                run = self._ended.pop(0)
+            shutil.rmtree(run.staging, ignore_errors=True)
+            if run.process.returncode != 0:
                 self.cancel()
-                failed(output, process.returncode)
-            shard = read_shard(folder / "bundle", group)
-            partial = folder / f"{PARSED}.partial"
+                failed(run.output, run.process.returncode)
+            shard = read_shard(run.folder / "bundle", run.group)
+            partial = run.folder / f"{PARSED}.partial"
             with open(partial, "wb") as handle:
                 pickle.dump(shard, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            partial.replace(folder / PARSED)
+            partial.replace(run.folder / PARSED)
             crash_point("shard")
-            bundle_files.write_state(folder / STATE, fingerprint, folder / "bundle")
-            self._start(os.cpu_count() or 1)
+            bundle_files.write_state(run.folder / STATE, run.fingerprint, run.folder / "bundle")
+        if self._driver is not None:
+            self._driver.join()
+            self._driver = None
 
     def cancel(self) -> None:
-        for process, _, _, _, staging in self.running:
-            process.kill()
-            process.wait()
-            shutil.rmtree(staging, ignore_errors=True)
-        self.running = []
-        self.pending = []
+        with self._lock:
+            self._stopped = True
+            self.pending = []
+            running, self._running = self._running, []
+        for run in running:
+            run.process.kill()
+            run.process.wait()
+        if self._driver is not None and self._driver is not threading.current_thread():
+            self._driver.join()
+            self._driver = None
+        for run in [*running, *self._ended]:
+            shutil.rmtree(run.staging, ignore_errors=True)
+        self._ended = []
