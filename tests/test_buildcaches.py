@@ -96,7 +96,9 @@ class Cycle:
     def __init__(self):
         self.itself = self
 
-site = Path(sys.argv[1])
+import kb.incremental.collector
+site, reading_from = Path(sys.argv[1]), int(sys.argv[2])
+kb.incremental.collector.FREEZE_READING_FROM = reading_from
 app = SphinxTestApp("html", srcdir=site, status=io.StringIO(), warning=io.StringIO(),
                     confoverrides={"kb_doctrees_in_memory": 1})
 last = {}
@@ -122,13 +124,21 @@ for doctree_freed, garbage_freed, frozen in seen:
 """
 
 
-def test_a_first_build_frees_each_documents_garbage_and_freezes_the_rest_as_it_reads(tmp_path):
-    site = copy_root("listings", tmp_path / "site")
+def _watch_reading(site: Path, reading_from: int) -> list[list[str]]:
+    """What :data:`_READING` saw before each document was read, with the collector freezing as
+    the build reads from ``reading_from`` documents on."""
     result = subprocess.run(
-        [sys.executable, "-c", _READING, str(site)], capture_output=True, text=True
+        [sys.executable, "-c", _READING, str(site), str(reading_from)],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
-    seen = [line.split() for line in result.stdout.splitlines()]
+    return [line.split() for line in result.stdout.splitlines()]
+
+
+def test_a_first_build_frees_each_documents_garbage_and_freezes_the_rest_as_it_reads(tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    seen = _watch_reading(site, 1)
     assert len(seen) >= 5
     # The first doctree waits in memory for the writing phase (the limit is one); every later
     # one was dropped, and the collector freed it before freezing what the document left.
@@ -138,6 +148,14 @@ def test_a_first_build_frees_each_documents_garbage_and_freezes_the_rest_as_it_r
     # document's objects, not everything read before.
     frozen = [int(count) for _, _, count in seen]
     assert frozen == sorted(frozen) and frozen[-1] > frozen[0]
+
+
+def test_a_build_that_reads_few_documents_freezes_nothing_as_it_reads(tmp_path):
+    # Its heap never grows by a quarter: a collection before each document would only cost.
+    site = copy_root("listings", tmp_path / "site")
+    seen = _watch_reading(site, 10_000)
+    assert len(seen) >= 5
+    assert len({count for _, _, count in seen}) == 1
 
 
 def test_a_process_that_builds_again_freezes_nothing_more(make_app, tmp_path):

@@ -48,6 +48,8 @@ FILES_FOUND = 0
 # -- env-before-read-docs ------------------------------------------------------------------------
 #: incremental.freshness: last, after every handler that adds documents to read.
 LAST_TO_ADD_READS = 999
+#: incremental.collector: the documents to read counted, once every handler has added its own.
+COUNT_READS = 1000
 
 # -- env-purge-doc: before a document is read (Sphinx has not made its new doctree yet) --------
 #: incremental.doctrees: the last doctree read dropped from memory past the limit, first.

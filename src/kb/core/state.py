@@ -71,6 +71,9 @@ class BuildState:
     # incremental.collector at config-inited (whether this build freezes what it keeps: the
     # process's first build does); read at builder-inited and build-finished.
     collector_freezes: bool = False
+    # incremental.collector at env-before-read-docs: whether it also freezes as the build reads
+    # (a build that reads many documents).
+    collector_freezes_reading: bool = False
 
     # -- Sources left out of the build (config-inited, env-before-read-docs) ------------------
     # core.finding.leave_out (config-inited: finding, drafts, validation); finding._exclude and

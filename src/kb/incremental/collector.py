@@ -61,6 +61,9 @@ class _Process(Enum):
 
 _process = _Process.NO_BUILD_YET
 
+#: A build that reads this many documents or more freezes what each leaves as it reads.
+FREEZE_READING_FROM = 64
+
 
 def _before_environment_loads(app: Sphinx, config) -> None:
     global _process
@@ -84,9 +87,17 @@ def _after_environment_loaded(app: Sphinx) -> None:
         gc.enable()
 
 
-def _freeze_what_was_read(app: Sphinx, *arguments) -> None:
+def _before_reading(app: Sphinx, env, docnames: list[str]) -> None:
     state = build_state(app)
-    if state.collector_freezes and state.collector_was_enabled:
+    state.collector_freezes_reading = (
+        state.collector_freezes
+        and state.collector_was_enabled
+        and len(docnames) >= FREEZE_READING_FROM
+    )
+
+
+def _freeze_what_was_read(app: Sphinx, *arguments) -> None:
+    if build_state(app).collector_freezes_reading:
         gc.collect()
         gc.freeze()
 
@@ -103,6 +114,8 @@ def setup_collector(app: Sphinx) -> None:
     # builder-inited the first after it (Sphinx.__init__: _init_env, then _init_builder).
     app.connect("config-inited", _before_environment_loads, priority=events.COLLECTOR_PAUSE)
     app.connect("builder-inited", _after_environment_loaded, priority=events.ENVIRONMENT_LOADED)
+    # Last: the documents to read are all known (the collector's own step, not theirs).
+    app.connect("env-before-read-docs", _before_reading, priority=events.COUNT_READS)
     # What the last document read left, before the next one, or the last of them.
     app.connect(
         upstream_sphinx.BEFORE_EACH_READ,
