@@ -380,3 +380,18 @@ def test_a_cancelled_run_stops_at_once(tmp_path):
     assert time.monotonic() - start < 10
     assert run.pending == []
     assert list((tmp_path / "work" / shards.SHARDS_DIR).glob("*/site-*")) == []
+
+
+def test_a_run_that_cannot_start_fails_the_build_with_the_reason(tmp_path):
+    # The thread's error reaches the build, which does not wait forever for it.
+    run = shards.ShardedRun(
+        tmp_path / "bundle",
+        _records(tmp_path, 24),
+        tmp_path / "work",
+        lambda site, bundle: [str(tmp_path / "no-such-pagefind")],
+        "settings",
+        8,
+    )
+    with pytest.raises(FileNotFoundError):
+        run.wait(lambda output, status: pytest.fail("no run ended"))
+    assert run.pending == []

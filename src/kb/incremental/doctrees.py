@@ -9,8 +9,8 @@ folder) and its page is written from that pickle, as in any incremental build. T
 doctrees read stay: Sphinx reads and writes in the same (sorted) order, so those are the ones
 the writing phase meets first.
 
-The drop comes first before a document is read: the cycle collector then
-frees the dropped doctree before what the last document left is frozen (:mod:`.collector`).
+The drop comes first before a document is read: the cycle collector then frees the dropped
+doctree before what the last document left is frozen (:mod:`.collector`).
 """
 
 from __future__ import annotations

@@ -174,7 +174,7 @@ class ShardedRun:
         self.published: set[str] | None = None
         # What the driver thread and the build share, under the lock: the runs going on,
         # those ended (in the order they ended), whether to start more, what went wrong.
-        self._lock = threading.Condition()  # notified as a run ends and as the thread does
+        self._lock = threading.Condition()  # notified as a run ends, and as the thread ends
         self._running: list[_Run] = []
         self._ended: list[_Run] = []
         self._stopped = False
@@ -280,13 +280,13 @@ class ShardedRun:
             with self._lock:
                 while not self._ended and not self._done:
                     self._lock.wait()
-                if self._error is not None:
-                    error, self._error = self._error, None
-                    self.cancel()
-                    raise error
-                if not self._ended:
-                    break
-                run = self._ended.pop(0)
+                error, self._error = self._error, None
+                run = self._ended.pop(0) if self._ended and error is None else None
+            if error is not None:
+                self.cancel()
+                raise error
+            if run is None:
+                break
             shutil.rmtree(run.staging, ignore_errors=True)
             if run.process.returncode != 0:
                 self.cancel()
