@@ -10,6 +10,7 @@ import io
 import shutil
 import zlib
 from pathlib import Path
+from types import SimpleNamespace
 
 import feedparser
 import pytest
@@ -19,6 +20,7 @@ from helpers import soup
 from kb.benchmark.hardware import format_number, load_registry
 from kb.checks.messages import say
 from kb.cli.main import main
+from kb.core.urls import is_notfound_page, link_folder
 
 PAGES = ["pages/about", "pages/glossary", "pages/hardware", "pages/guide/index"]
 INCLUDED = "index.md, posts/**, pages/**"
@@ -131,6 +133,35 @@ def test_every_page_of_every_depth_links_its_stylesheets_and_scripts_right(site)
     # sphinx-notfound-page's, whose addresses are absolute: tests/test_meta.py.)
     assert len(TAG_MAKERS) == len(pages)
     assert set(TAG_MAKERS.values()) == {"_once_per_folder.<locals>.tag"}
+
+
+#: The folder each page's links start from, by builder: with dirhtml a page's address is a
+#: folder of its own, except a section's index.
+LINK_FOLDERS = {
+    "html": {"index": "", "pages/guide/index": "pages/guide", "pages/guide/setup": "pages/guide"},
+    "dirhtml": {
+        "index": "",
+        "pages/guide/index": "pages/guide",
+        "pages/guide/setup": "pages/guide/setup",
+    },
+}
+
+
+@pytest.mark.parametrize(("builder", "folders"), LINK_FOLDERS.items())
+def test_what_is_made_once_per_folder_is_by_the_folder_of_the_pages_address(
+    make_app, tmp_path, builder, folders
+):
+    # kb.pages.navigation and kb.pages.assettags share what they make between the pages of a
+    # folder: with dirhtml, pages/guide/index and pages/guide/setup link from different folders.
+    root = tmp_path / "site"
+    shutil.copytree(ROOTS / "test-pages", root)
+    app = make_app(builder, srcdir=root)
+    try:
+        assert {name: link_folder(app, name) for name in folders} == folders
+        assert is_notfound_page(SimpleNamespace(notfound_pagename="404"), "404")
+        assert not is_notfound_page(app.config, "404")  # no sphinx-notfound-page here
+    finally:
+        app.cleanup()
 
 
 def test_pages_are_never_listed_or_in_feeds(site):

@@ -31,15 +31,29 @@ def as_uri(url: str) -> str:
     return quote(url, safe="/:?#[]@!$&'()*+,;=%~")
 
 
+def is_notfound_page(config, pagename: str) -> bool:
+    """Whether ``pagename`` is sphinx-notfound-page's 404 page: a server shows it at whatever
+    address was missed, so its links are absolute, never shared with another page's."""
+    return pagename == getattr(config, "notfound_pagename", None)
+
+
 def root_prefix(app_or_builder, pagename: str) -> str:
     """The relative path from a page back to the site root (``../`` per level); for the 404
     page, which a server shows at whatever address was missed, the site's absolute root
     (sphinx-notfound-page's ``notfound_urls_prefix``), so that every part of it links right."""
     builder = getattr(app_or_builder, "builder", app_or_builder)
     config = builder.config
-    if pagename == getattr(config, "notfound_pagename", None):
+    if is_notfound_page(config, pagename):
         return getattr(config, "notfound_urls_prefix", None) or "/"
     return "../" * builder.get_target_uri(pagename).count("/")
+
+
+def link_folder(app, pagename: str) -> str:
+    """The folder a page's relative links start from: that of its address (``posts`` for
+    ``posts/x.html``; ``posts/x`` for dirhtml's ``posts/x/``). Pages of one folder link every
+    other page and file with the same relative address, so what is made of links can be made
+    once per folder (the navigation tree, the stylesheet tags)."""
+    return app.builder.get_target_uri(pagename).rpartition("/")[0]
 
 
 def site_path(app, docname: str) -> str:

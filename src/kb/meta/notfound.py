@@ -16,7 +16,7 @@ from html import escape
 from sphinx.application import Sphinx
 
 from ..core import events
-from ..core.urls import relocate_links
+from ..core.urls import is_notfound_page, relocate_links
 
 #: A search box in the page itself: a phone shows no sidebar, so "the box in the sidebar"
 #: is nowhere to be seen there. It sends to the site's search page, as the sidebar's does.
@@ -30,7 +30,7 @@ SEARCH_FORM = (
 
 def _notfound_page_context(app: Sphinx, pagename, templatename, context, doctree) -> None:
     """Absolute links on the 404 page, which the server shows at whatever URL was missed."""
-    if pagename != getattr(app.config, "notfound_pagename", None):
+    if not is_notfound_page(app.config, pagename):
         return
     if "furo_navigation_tree" in context and context["furo_navigation_tree"] is None:
         context["furo_navigation_tree"] = ""

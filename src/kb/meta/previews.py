@@ -27,7 +27,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.html import reader_text
 from ..core.posts import Catalog, Post
 from ..core.state import build_state
-from ..core.urls import site_url
+from ..core.urls import is_notfound_page, site_url
 
 logger = logging.getLogger(__name__)
 
@@ -212,9 +212,10 @@ def page_description(doctree) -> str:
 
 def _is_excluded_page(app: Sphinx, pagename: str, templatename: str, context: dict) -> bool:
     # Pages nobody should share: the 404 page, and those that say so (a redirect's old address).
-    notfound = getattr(app.config, "notfound_pagename", None)
     return (
-        pagename == notfound or templatename == "search.html" or bool(context.get("kb_no_preview"))
+        is_notfound_page(app.config, pagename)
+        or templatename == "search.html"
+        or bool(context.get("kb_no_preview"))
     )
 
 

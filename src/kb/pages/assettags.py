@@ -14,12 +14,12 @@ gives it tags of its own (it is served at any depth).
 from __future__ import annotations
 
 import os
-import posixpath
 
 from sphinx.application import Sphinx
 
 from ..core import events
 from ..core.state import build_state
+from ..core.urls import is_notfound_page, link_folder
 from ..upstream.sphinx import is_sphinx_asset_tag
 
 
@@ -28,11 +28,9 @@ def _builder_inited(app: Sphinx) -> None:
 
 
 def _shared_tags(app: Sphinx, pagename: str, templatename, context, doctree) -> None:
-    if pagename == getattr(app.config, "notfound_pagename", ""):
+    if is_notfound_page(app.config, pagename):
         return
-    made = build_state(app).asset_tags
-    # What Sphinx makes an asset's address relative to: the folder of the page's address.
-    folder = posixpath.dirname(app.builder.get_target_uri(pagename))
+    made, folder = build_state(app).asset_tags, link_folder(app, pagename)
     for name in ("css_tag", "js_tag"):
         make = context.get(name)
         if make is not None and is_sphinx_asset_tag(make, name):

@@ -14,12 +14,11 @@ makes absolute (it is served at any depth).
 
 from __future__ import annotations
 
-import posixpath
-
 from sphinx.application import Sphinx
 
 from ..core import events
 from ..core.state import build_state
+from ..core.urls import is_notfound_page, link_folder
 from .evergreen import navigation
 
 
@@ -36,9 +35,9 @@ def _shared_toctree(app: Sphinx, pagename: str, templatename, context, doctree) 
     if state.navigation_in_tree is None:  # every document is read by now
         state.navigation_in_tree = {docname for docname, _, _ in navigation(app.env)}
     in_tree = state.navigation_in_tree
-    if pagename in in_tree or pagename == getattr(app.config, "notfound_pagename", ""):
+    if pagename in in_tree or is_notfound_page(app.config, pagename):
         return
-    folder, rendered = posixpath.dirname(pagename), state.navigation_rendered
+    folder, rendered = link_folder(app, pagename), state.navigation_rendered
 
     def shared(**options) -> str:
         key = (folder, tuple(sorted(options.items())))
