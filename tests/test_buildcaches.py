@@ -113,32 +113,46 @@ def before_reading(app, env, docname):
         seen.append((last["doctree"]() is None, last["garbage"]() is None,
                      gc.get_freeze_count()))
 
+def read_all(app, env):
+    last["left"] = weakref.ref(Cycle())  # what the reading leaves, once every document is read
+
+def writing(app, *arguments):
+    if not written:
+        written.append((gc.get_freeze_count(), last["left"]() is None))
+
+written = []
 app.connect("doctree-read", read, priority=1000)
 app.connect("env-purge-doc", before_reading, priority=1000)
+app.connect("env-updated", read_all, priority=0)
+app.connect("html-page-context", writing)
 try:
     app.build()
 finally:
     app.cleanup()
 for doctree_freed, garbage_freed, frozen in seen:
     print(doctree_freed, garbage_freed, frozen)
+print("writing", *written[0])
 """
 
 
-def _watch_reading(site: Path, reading_from: int) -> list[list[str]]:
+def _watch_reading(site: Path, reading_from: int) -> tuple[list[list[str]], list[str]]:
     """What :data:`_READING` saw before each document was read, with the collector freezing as
-    the build reads from ``reading_from`` documents on."""
+    the build reads from ``reading_from`` documents on; and as the first page was written, the
+    objects frozen, and whether the garbage left once every document was read was freed."""
     result = subprocess.run(
         [sys.executable, "-c", _READING, str(site), str(reading_from)],
         capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stderr
-    return [line.split() for line in result.stdout.splitlines()]
+    *reading, writing = [line.split() for line in result.stdout.splitlines()]
+    assert writing[0] == "writing"
+    return reading, writing[1:]
 
 
 def test_a_first_build_frees_each_documents_garbage_and_freezes_the_rest_as_it_reads(tmp_path):
     site = copy_root("listings", tmp_path / "site")
-    seen = _watch_reading(site, 1)
+    seen, writing = _watch_reading(site, 1)
     assert len(seen) >= 5
     # The first doctree waits in memory for the writing phase (the limit is one); every later
     # one was dropped, and the collector freed it before freezing what the document left.
@@ -148,14 +162,65 @@ def test_a_first_build_frees_each_documents_garbage_and_freezes_the_rest_as_it_r
     # document's objects, not everything read before.
     frozen = [int(count) for _, _, count in seen]
     assert frozen == sorted(frozen) and frozen[-1] > frozen[0]
+    # Before the pages are written, what the reading left was collected, and the rest frozen.
+    frozen_writing, left_freed = writing
+    assert int(frozen_writing) > frozen[-1]
+    assert left_freed == "True"
 
 
-def test_a_build_that_reads_few_documents_freezes_nothing_as_it_reads(tmp_path):
-    # Its heap never grows by a quarter: a collection before each document would only cost.
+def test_a_build_that_reads_few_documents_freezes_what_it_keeps_once_it_has_read(tmp_path):
+    # Its heap never grows by a quarter as it reads: a collection before each document would
+    # only cost.
     site = copy_root("listings", tmp_path / "site")
-    seen = _watch_reading(site, 10_000)
+    seen, writing = _watch_reading(site, 10_000)
     assert len(seen) >= 5
     assert len({count for _, _, count in seen}) == 1
+    # Once every document is read, what the build keeps (the environment's new records, the
+    # catalog) is frozen, out of the way of the writing phase's full collections; without a
+    # collection's walk first: what the reading left is frozen with it.
+    frozen_writing, left_freed = writing
+    assert int(frozen_writing) > int(seen[0][2])
+    assert left_freed == "False"
+
+
+#: kb serve's standby: an application made, what the build can make ahead made, then it waits.
+_WAITING = """
+import gc, io, sys, weakref
+from pathlib import Path
+from sphinx.testing.util import SphinxTestApp
+from kb.cli.buildworker import work_ahead
+from kb.core.state import build_state
+
+class Cycle:
+    def __init__(self):
+        self.itself = self
+
+app = SphinxTestApp("html", srcdir=Path(sys.argv[1]), status=io.StringIO(), warning=io.StringIO())
+if sys.argv[2:] == ["build"]:
+    app.build()
+else:
+    left = weakref.ref(Cycle())
+    frozen = gc.get_freeze_count()
+    work_ahead(app)
+    ahead = build_state(app).catalog_ahead
+    print(len(ahead.records) if ahead else 0, left() is None, gc.get_freeze_count() > frozen)
+app.cleanup()
+"""
+
+
+def test_the_standby_collects_and_freezes_what_it_made_before_it_waits(tmp_path):
+    # Collected and frozen while no one waits: the build's full collections then walk only
+    # what the build makes.
+    site = copy_root("listings", tmp_path / "site")
+    for step in ("build", "wait"):
+        result = subprocess.run(
+            [sys.executable, "-c", _WAITING, str(site), step], capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr
+    records, left_freed, frozen_more = result.stdout.split()
+    assert int(records) > 0
+    assert left_freed == "True"
+    assert frozen_more == "True"
 
 
 def test_a_process_that_builds_again_freezes_nothing_more(make_app, tmp_path):

@@ -321,14 +321,17 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
 
 def work_ahead(app) -> None:
     """While the author reads: what the next build can make of the environment before the
-    change (:func:`kb.core.catalog.make_ahead`). A failure here only leaves it to the build."""
+    change (:func:`kb.core.catalog.make_ahead`), then out of the cycle collector's way. A
+    failure here only leaves it to the build."""
     from ..core.catalog import make_ahead
     from ..core.state import build_state
+    from ..incremental.collector import freeze_while_waiting
 
     try:
         make_ahead(app)
     except Exception:  # noqa: BLE001  (the build makes every record itself, and reports)
         build_state(app).catalog_ahead = None
+    freeze_while_waiting(app)
 
 
 class _TellWritten:

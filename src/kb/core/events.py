@@ -69,6 +69,8 @@ READ_POST_RECORDS = 600
 # -- env-updated: every document is read ---------------------------------------------------------
 #: incremental.doctrees: before anything loads a doctree again.
 BEFORE_DOCTREES_LOADED = 0
+#: incremental.collector: what the reading made, frozen before the catalog is built.
+FREEZE_WHAT_WAS_READ = 1
 #: core.validation: the checks across posts, before the catalog is built from the posts.
 CHECK_ACROSS_POSTS = 300
 #: core.catalog: the catalog, then the event kb-catalog-built.
