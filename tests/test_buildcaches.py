@@ -97,6 +97,7 @@ class Cycle:
         self.itself = self
 
 import kb.incremental.collector
+from kb.core.events import FREEZE_WHAT_WAS_READ
 site, reading_from = Path(sys.argv[1]), int(sys.argv[2])
 kb.incremental.collector.FREEZE_READING_FROM = reading_from
 app = SphinxTestApp("html", srcdir=site, status=io.StringIO(), warning=io.StringIO(),
@@ -114,7 +115,13 @@ def before_reading(app, env, docname):
                      gc.get_freeze_count()))
 
 def read_all(app, env):
-    last["left"] = weakref.ref(Cycle())  # what the reading leaves, once every document is read
+    # What the reading leaves, once every document is read. Until the collector's step has
+    # run, no automatic collection may free it (an explicit one still does).
+    gc.disable()
+    last["left"] = weakref.ref(Cycle())
+
+def collector_step_done(app, env):
+    gc.enable()
 
 def writing(app, *arguments):
     if not written:
@@ -124,6 +131,8 @@ written = []
 app.connect("doctree-read", read, priority=1000)
 app.connect("env-purge-doc", before_reading, priority=1000)
 app.connect("env-updated", read_all, priority=0)
+# kb's step runs at FREEZE_WHAT_WAS_READ, and was connected first
+app.connect("env-updated", collector_step_done, priority=FREEZE_WHAT_WAS_READ)
 app.connect("html-page-context", writing)
 try:
     app.build()
