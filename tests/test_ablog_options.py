@@ -16,6 +16,7 @@ from helpers import soup
 from sitebuild import copy_root
 
 from kb.checks.messages import say
+from kb.core.finding import companion_sources
 
 UNDATED = (
     "undated: a post without a date is a draft (as in ablog), kept off the site and previewed "
@@ -172,6 +173,32 @@ def test_a_posts_own_folder_is_not_pages(built) -> None:
     assert (outdir / "posts/bundle/notes.html").is_file()  # asks to be a page: orphan: true
     link = soup(outdir / "posts/bundle/post.html").select_one("a.download")
     assert (outdir / "posts/bundle" / link["href"]).is_file()
+
+
+def test_only_a_folder_of_one_post_owns_its_files(tmp_path: Path) -> None:
+    # The folder of each post, told from its docname: the source root and a folder of several
+    # posts own nothing; a folder of one post owns its other sources, nested ones too, but not
+    # one that asks to be a page.
+    files = {
+        "root-post.md": "",
+        "root-page.md": "",
+        "posts/a.md": "",
+        "posts/b.md": "",
+        "posts/loose.md": "",
+        "posts/bundle/post.md": "",
+        "posts/bundle/notes.md": "",
+        "posts/bundle/deep/more.md": "",
+        "posts/bundle/page.md": "---\norphan: true\n---\n",
+        "posts/bundle/data.csv": "",
+    }
+    for relpath, text in files.items():
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text(text)
+    posts = ["root-post", "posts/a", "posts/b", "posts/bundle/post"]
+    assert companion_sources(tmp_path, posts, (".md",)) == [
+        "posts/bundle/deep/more.md",
+        "posts/bundle/notes.md",
+    ]
 
 
 def test_a_second_post_directive_in_the_same_section_is_refused_at_its_line(
