@@ -13,6 +13,14 @@ def soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(Path(path).read_text(encoding="utf-8"), "lxml")
 
 
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write each file of ``files`` (a path relative to ``root``, and its text), with its
+    folders."""
+    for relpath, text in files.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(text, encoding="utf-8")
+
+
 def write_post(
     root: Path,
     relpath: str,

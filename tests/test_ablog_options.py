@@ -12,7 +12,7 @@ from pathlib import Path
 import feedparser
 import pytest
 from authoring import build, build_output, run_check, snapshot
-from helpers import soup
+from helpers import soup, write_files
 from sitebuild import copy_root
 
 from kb.checks.messages import say
@@ -191,9 +191,7 @@ def test_only_a_folder_of_one_post_owns_its_files(tmp_path: Path) -> None:
         "posts/bundle/page.md": "---\norphan: true\n---\n",
         "posts/bundle/data.csv": "",
     }
-    for relpath, text in files.items():
-        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relpath).write_text(text)
+    write_files(tmp_path, files)
     posts = ["root-post", "posts/a", "posts/b", "posts/bundle/post"]
     assert companion_sources(tmp_path, posts, (".md",)) == [
         "posts/bundle/deep/more.md",

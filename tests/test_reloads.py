@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from helpers import write_files
 from sitebuild import copy_root, warm_worker
 
 from kb.cli.reloads import Shown
@@ -30,9 +31,7 @@ def _output(tmp_path: Path) -> Path:
         "objects.inv": "inventory",
         ".buildinfo": "config",
     }
-    for name, text in files.items():
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        (out / name).write_text(text, encoding="utf-8")
+    write_files(out, files)
     return out
 
 
