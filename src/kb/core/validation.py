@@ -329,11 +329,6 @@ def _check_drafts(app: Sphinx) -> dict:
     return facts
 
 
-def _relpath(env: BuildEnvironment, docname: str) -> str:
-    # Relative as Sphinx keeps it: an absolute path made relative again cost 0.1 ms a post.
-    return source_relpaths(env, [docname])[docname]
-
-
 def _env_get_outdated(app: Sphinx, env: BuildEnvironment, added, changed, removed) -> list[str]:
     # Sphinx reports a warning only when it reads the file; a post with problems is read
     # again on every build, so a second `sphinx-build -W` cannot pass without a fix.
@@ -351,7 +346,8 @@ class ReportedLinksAsText(SphinxPostTransform):
         reported = env_state(self.env).reported_links.get(self.env.docname)
         if not reported:
             return
-        relpath = _relpath(self.env, self.env.docname)
+        # Relative as Sphinx keeps it: an absolute path made relative again cost 0.1 ms a post.
+        relpath = source_relpaths(self.env, [self.env.docname])[self.env.docname]
         for node in list(self.document.findall(addnodes.pending_xref)):
             if node.get("reftype") == "myst" and node.get("refdomain") == "doc":
                 docname = node["reftarget"]  # MyST found the file: a docname already
