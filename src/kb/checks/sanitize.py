@@ -310,12 +310,34 @@ def sanitize(html: str, policy: Policy) -> Sanitized:
             lead = "".join(f"</{name}>" for name in names if name in tags and name not in VOID)
             rest = html[match.end() :]
     cleaner = _cleaner(policy)
-    if policy.context == "post" and rest:
-        out = _keep_open(cleaner, rest)
+    if policy.context == "post":
+        out = _until_stable(functools.partial(_keep_open, cleaner), rest)
     else:
-        out = cleaner.clean(rest) if rest else ""
+        out = _until_stable(cleaner.clean, rest)
     drops = [] if out == rest else _drops(rest, out, policy)
     return Sanitized(lead + out, drops)
+
+
+#: Cleanings of one fragment at most; two are needed where an element with an element of the
+#: same kind inside it was taken away, and a third has never been.
+_MOST_CLEANINGS = 4
+
+
+def _until_stable(clean, html: str) -> str:
+    """``clean(html)``, cleaned again until the output is what its own text cleans to. ammonia
+    takes an element that is not allowed away and keeps its children where it stood, and the
+    tree left can be one no parser builds: ``<p><button><p>`` leaves a ``<p>`` inside a
+    ``<p>``, which a browser reads as two paragraphs after each other (and three once it sees
+    the ``</p>`` closing the outer one). Cleaned again, the output is the tree its text
+    parses to: what the page holds is what the checks saw."""
+    if not html:
+        return ""
+    before, out = html, clean(html)
+    for _ in range(_MOST_CLEANINGS - 1):
+        if out == before:
+            break
+        before, out = out, clean(out)
+    return out
 
 
 def _keep_open(cleaner: nh3.Cleaner, html: str) -> str:
