@@ -25,6 +25,7 @@ from kb.core.ablog import matched_posts
 from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state
+from kb.incremental.freshness import check_doctrees_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
 from kb.upstream.sphinx_build import PreparedBuild
 
@@ -173,6 +174,76 @@ def test_any_other_change_discards_the_prepared_application(prepared, change, re
         _edit(post, "# Post 14", "# Post 14, edited")
         _build_with_worker(site)
     assert not prepared.still_current()
+
+
+class _Told:
+    """Stands for the questions answered ahead: what the standby's check tells them."""
+
+    def __init__(self) -> None:
+        self.docnames: set[str] | None = None
+
+    def changed_since(self, docnames) -> None:
+        self.docnames = set(docnames)
+
+
+def test_the_answers_ahead_are_told_each_document_a_file_of_which_may_have_changed(
+    prepared, tmp_path
+):
+    app, site = prepared.app, prepared.site
+    told = build_state(app).questions_ahead = _Told()
+    outside = tmp_path / "outside.csv"
+    outside.write_text("1,2\n", encoding="utf-8")
+    srcdir = Path(app.srcdir)
+    # A dependency stamped alike before and now; one outside the source folder (its version
+    # unknown); one in a folder the stamps skip.
+    app.env.dependencies["posts/post-02"] = {srcdir / "conf.py"}
+    app.env.dependencies["posts/post-03"] = {outside}
+    app.env.dependencies["posts/post-04"] = {srcdir / "_build/html/data.csv"}
+    app.env.dependencies["posts/post-05"] = {srcdir / "posts/../conf.py"}
+    _edit(site / "posts/post-14.md", "# Post 14", "# Post 14, edited")
+    assert prepared.still_current()
+    assert told.docnames == {"posts/post-14", "posts/post-03", "posts/post-04"}
+
+
+def test_a_doctree_found_damaged_while_the_standby_waits_is_read_again_by_its_build(
+    built_by_the_worker,
+):
+    """A stopped build can leave a doctree cut short; the standby checks the doctrees while
+    it waits, and its build reads such a document again instead of loading it."""
+    site = built_by_the_worker.restore()
+    doctree = build_folders(site)[1] / "posts/post-03.doctree"
+    doctree.write_bytes(doctree.read_bytes()[:100])
+    page = build_folders(site)[0] / "posts/post-03.html"
+    page.unlink()  # written from the doctree
+    made = Prepared(site)
+    check_doctrees_ahead(made.app)
+    assert build_state(made.app).doctrees_checked_ahead[1] == {"posts/post-03"}
+    assert made.still_current()
+    assert made.build.run(save_environment_aside=True) == 0
+    assert "First paragraph of post 03" in page.read_text(encoding="utf-8")
+    assert doctree.read_bytes().endswith(b".")  # a whole pickle again
+
+
+@pytest.mark.slow
+def test_a_page_read_through_a_linked_folder_is_built_again_when_saved(site):
+    """Sphinx finds documents through a link to a folder; the stamps never walk into one, so
+    none vouches for a page read through it: saved under the folder's other name, its page is
+    written again by the prepared application."""
+    shared = site / "shared"
+    shared.mkdir()
+    page = shared / "notes.md"
+    page.write_text("---\norphan: true\n---\n# Notes\n\nIn the shared folder.\n", encoding="utf-8")
+    (site / "posts/linked").symlink_to(shared, target_is_directory=True)
+    arguments = sphinx_arguments(site) + ["-q"]
+    with warm_worker(site) as worker:
+        assert worker.build(arguments) == 0
+        assert worker.wait_prepared()  # its answers made: the save comes after them
+        _edit(page, "# Notes", "# Notes, saved in the shared folder")
+        assert worker.build(arguments, prepare=False) == 0
+        assert worker.last_prepared
+    pages = build_folders(site)[0]
+    for name in ("shared/notes.html", "posts/linked/notes.html"):
+        assert "saved in the shared folder" in (pages / name).read_text(encoding="utf-8")
 
 
 @pytest.mark.slow

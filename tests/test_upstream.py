@@ -655,6 +655,90 @@ def test_what_is_out_of_date_is_sphinxs_answer(make_app, built_listings, change)
     assert [added, changed, removed, pages] == named
 
 
+#: The documents one of whose files each change of OUT_OF_DATE changes (its source, page,
+#: doctree or a dependency): what kb serve's standby tells the answers made ahead of it. An
+#: added or removed post, garbled build information and a changed configuration are found
+#: by the answers themselves, told nothing.
+TOUCHED = {
+    "nothing": (),
+    "source saved": ("post-03",),
+    "page deleted": ("post-04",),
+    "doctree deleted": ("post-05",),
+    "dependency saved": ("post-01",),
+    "dependency older": ("post-01",),
+    "dependency missing": ("post-01",),
+    "dependency a folder": ("post-01",),
+    "read always": ("post-06",),
+    "post added": (),
+    "post removed": (),
+    "page older than the templates": ("post-09",),
+    "build information garbled": (),
+    "configuration changed": (),
+}
+
+
+def _sphinxs_answers(app, config_changed: bool) -> tuple:
+    """Sphinx's own answers, in build_update's order: the pages (of the last discovery),
+    then the documents found, then those that changed."""
+    pages = set(app.builder.get_outdated_docs())
+    app.env.find_files(app.config, app.builder)
+    return pages, set(app.env.found_docs), app.env.get_outdated_files(config_changed)
+
+
+def _answers_ahead(questions, app, config_changed: bool) -> tuple:
+    pages = set(questions.outdated_pages(app.builder))
+    questions.find_files(app.env, app.builder)
+    found = set(app.env.found_docs)
+    return pages, found, questions.outdated_files(app.env, config_changed)
+
+
+@pytest.mark.parametrize("told", ["told what changed", "not told"])
+@pytest.mark.parametrize("change", TOUCHED)
+def test_questions_answered_ahead_give_sphinxs_answers_after_the_change(
+    make_app, built_listings, change, told
+):
+    """Answered before the change, then told which documents it touched (or nothing), the
+    questions give the answers Sphinx gives after it, in a second application loaded from
+    the same environment."""
+    site = built_listings()
+    ours, sphinxs = make_app("html", srcdir=site), make_app("html", srcdir=site)
+    try:
+        questions = upstream_sphinx_read.AnsweredAhead(ours.builder)
+        OUT_OF_DATE.get(change, lambda app, site: None)(ours, site)
+        # What the change did to the environment (a dependency, a document read always), too.
+        sphinxs.env.dependencies = {k: set(v) for k, v in ours.env.dependencies.items()}
+        sphinxs.env.reread_always = set(ours.env.reread_always)
+        if told == "told what changed":
+            questions.changed_since({f"posts/{name}" for name in TOUCHED[change]})
+        config_changed = change == "configuration changed"
+        expected = _sphinxs_answers(sphinxs, config_changed)
+        assert _answers_ahead(questions, ours, config_changed) == expected
+    finally:
+        ours.cleanup()
+        sphinxs.cleanup()
+
+
+def test_questions_answered_ahead_vouch_for_the_documents_they_are_not_told_of(
+    make_app, built_listings
+):
+    """The answers stand for every document the caller does not name: a source saved
+    unnamed is not asked about again (the standby names each one whose files it cannot show
+    unchanged)."""
+    site = built_listings()
+    app = make_app("html", srcdir=site)
+    try:
+        questions = upstream_sphinx_read.AnsweredAhead(app.builder)
+        _touch(site / "posts/post-03.md", time.time() + 5)
+        questions.changed_since(set())
+        pages, _, (added, changed, removed) = _answers_ahead(questions, app, False)
+        assert "posts/post-03" not in changed | pages
+        questions.changed_since({"posts/post-03"})
+        pages, _, (added, changed, removed) = _answers_ahead(questions, app, False)
+        assert changed == pages == {"posts/post-03"}
+    finally:
+        app.cleanup()
+
+
 def _copy_post(site: Path, source: str, target: str) -> None:
     (site / target).write_text((site / source).read_text(encoding="utf-8"), encoding="utf-8")
 

@@ -200,7 +200,8 @@ def import_what_builds_import(names: list[str]) -> bool:
 LEXER = "pygments-lexer="
 
 
-#: What a standby child writes once it has made its application (before its verdict).
+#: What a standby child writes once it has made its application and what it makes ahead (before
+#: its verdict).
 READY = b"ready\n"
 #: What it writes once its build has written the documents' pages (:mod:`.reloads`).
 WRITTEN = b"written\n"
@@ -293,20 +294,24 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
             # While it waits, another build (make html) may take the folders; if one does,
             # the state files differ and this application is not used.
             release(build_state(app).locks)
+            work_ahead(app)
         try:
+            # Ready once it has made all it makes ahead: what it made is what it had to go by.
             os.write(result_fd, READY)
         except BrokenPipeError:  # discarded while it prepared (kb serve stopped): exit quietly
             told = b""
         else:
-            if app is not None:
-                work_ahead(app)
             with os.fdopen(go_fd, "rb") as go:
                 told = go.readline()
         if told and app is not None and made_from is not None:
             build_state(app).locks = lock_folders([app.outdir, app.doctreedir])
             if still_current(app, made_from):
                 verdict = "built"
-                status = prepared.run(save_environment_aside=True, pages_written=tell.written)
+                status = prepared.run(
+                    save_environment_aside=True,
+                    pages_written=tell.written,
+                    questions=build_state(app).questions_ahead,
+                )
                 if tell.shown is not None and not tell.shown.changed():
                     os.write(result_fd, SETTLED)
     except SystemExit as stop:
@@ -321,16 +326,30 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
 
 def work_ahead(app) -> None:
     """While the author reads: what the next build can make of the environment before the
-    change (:func:`kb.core.catalog.make_ahead`), then out of the cycle collector's way. A
-    failure here only leaves it to the build."""
+    change (:func:`kb.core.catalog.make_ahead`), and its answers to Sphinx's questions before
+    the read (which documents there are and changed, which doctrees are damaged, told what
+    changed since by :func:`kb.incremental.standby.still_current`), then out of the cycle
+    collector's way. A failure here only leaves it to the build."""
+    from sphinx.util.logging import suppress_logging
+
     from ..core.catalog import make_ahead
     from ..core.state import build_state
     from ..incremental.collector import freeze_while_waiting
+    from ..incremental.freshness import check_doctrees_ahead
+    from ..upstream.sphinx_read import AnsweredAhead
 
+    state = build_state(app)
     try:
         make_ahead(app)
     except Exception:  # noqa: BLE001  (the build makes every record itself, and reports)
-        build_state(app).catalog_ahead = None
+        state.catalog_ahead = None
+    try:
+        # Quietly: the build asks again where the answer may differ, and says what Sphinx says.
+        with suppress_logging():
+            state.questions_ahead = AnsweredAhead(app.builder)
+        check_doctrees_ahead(app)
+    except Exception:  # noqa: BLE001  (the build asks every question itself, and reports)
+        state.questions_ahead = state.doctrees_checked_ahead = None
     freeze_while_waiting(app)
 
 

@@ -30,6 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..config import KbConfig, read_config
+from ..upstream.sphinx_read import AnsweredAhead
 from . import events
 from .fileio import BackgroundWrites
 from .journal import Journal
@@ -111,6 +112,10 @@ class BuildState:
     # made ahead, taken (and dropped) by the build's catalog. A kb.core.catalog.CatalogAhead,
     # typed Any: that module imports this one, and the imports point down.
     catalog_ahead: Any = None
+    # kb serve's standby before the change (kb.cli.buildworker.work_ahead): Sphinx's questions
+    # before the read, answered; incremental.standby tells them what changed since, and the
+    # standby's build asks them.
+    questions_ahead: AnsweredAhead | None = None
 
     # -- Freshness (kb.incremental.freshness) -------------------------------------------------
     # Outputs' add_signer in their setup; freshness signs every document with them (env-updated).
@@ -121,6 +126,9 @@ class BuildState:
     regions: dict[str, Region] = field(default_factory=dict)
     # Outputs' set_site_signature at kb-catalog-built (reset at builder-inited); freshness.
     site_signatures: dict[str, str] = field(default_factory=dict)
+    # freshness in kb serve's standby before the change: the documents whose doctree it checked,
+    # and those of them found damaged (taken by the check before the read).
+    doctrees_checked_ahead: tuple[frozenset[str], set[str]] | None = None
     # freshness at env-before-read-docs: the documents Sphinx reads (and so writes) this build.
     docs_read: set[str] = field(default_factory=set)
     # freshness at env-get-outdated: the documents this build removes from the environment.

@@ -401,30 +401,44 @@ def _written_to_save_removals(app: Sphinx, env) -> set[str]:
 
 
 def _before_read(app: Sphinx, env, docnames: list[str]) -> None:
-    docnames.extend(sorted(_damaged_doctrees(env, env.found_docs - set(docnames))))
-    build_state(app).docs_read = set(docnames)
+    state = build_state(app)
+    not_read = env.found_docs - set(docnames)
+    checked, damaged = state.doctrees_checked_ahead or (frozenset(), set())
+    docnames.extend(sorted(damaged & not_read | _damaged_doctrees(env, not_read - checked)))
+    state.docs_read = set(docnames)
     crash_point("read-start")
 
 
-def _damaged_doctrees(env, docnames) -> list[str]:
+def check_doctrees_ahead(app: Sphinx) -> None:
+    """``kb serve``'s standby, while it waits: check the doctrees of the documents found now,
+    for its build's check before the read (:func:`_damaged_doctrees`, 70 ms at 10,000 posts).
+    Only builds write the doctree folder, and the standby's application builds only where
+    no build ran or stopped since it was made (:mod:`kb.incremental.standby`): what is found
+    now is what its build would find."""
+    env = app.env
+    found = frozenset(env.found_docs)
+    build_state(app).doctrees_checked_ahead = (found, _damaged_doctrees(env, found))
+
+
+def _damaged_doctrees(env, docnames) -> set[str]:
     """Documents whose pickled doctree Sphinx would load to write their page but that is
     missing, empty or cut short (a pickle ends with its STOP opcode, ``.``): read again
     instead of failing the build with a traceback. One small read a document (about 5 ms at
     1000 posts)."""
     folder = os.fspath(env.doctreedir)
-    damaged = []
+    damaged = set()
     for docname in docnames:
         try:
             descriptor = os.open(os.path.join(folder, f"{docname}.doctree"), os.O_RDONLY)
         except OSError:
-            damaged.append(docname)
+            damaged.add(docname)
             continue
         try:
             size = os.fstat(descriptor).st_size
             if size == 0 or os.pread(descriptor, 1, size - 1) != b".":
-                damaged.append(docname)
+                damaged.add(docname)
         except OSError:
-            damaged.append(docname)
+            damaged.add(docname)
         finally:
             os.close(descriptor)
     return damaged

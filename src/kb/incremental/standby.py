@@ -21,6 +21,12 @@ holds when what it was made from is unchanged, except for the text of documents 
   Sphinx cannot find; each recorded with :func:`kb.core.finding.scanned`) finds the same
   again, the posts as they are now.
 
+When it is used, Sphinx's questions before the read, answered while the author read
+(:class:`kb.upstream.sphinx_read.AnsweredAhead`), are told which documents may have changed
+since: those whose source was saved, and those with a dependency not stamped alike before and
+now. The doctrees and pages are the build folders' files, which only a build writes, and the
+state files show that none ran.
+
 Otherwise the worker discards it and builds with a new application, as before. The checks
 are on what the steps read, not on what the author changed, so an edit that turns a post into
 a draft (a date after today) or a page into a post's companion, or a new post that is a draft
@@ -39,6 +45,7 @@ from sphinx.application import Sphinx
 from ..core.ablog import match_posts_again, matched_posts
 from ..core.fileio import file_version, walk_files
 from ..core.state import build_state
+from ..upstream.sphinx_read import source_relpaths
 
 #: Folders of the source tree that no configuration step reads: version control, caches,
 #: environments, and the build folders (whose state files are compared on their own).
@@ -79,8 +86,36 @@ def still_current(app: Sphinx, made_from: Inputs) -> bool:
     srcdir = Path(app.srcdir)
     if any(app.env.path2doc(srcdir / path) not in documents for path in changed):
         return False
-    scans = build_state(app).source_scans
-    return all(scan() == found for scan, found in scans.values())
+    state = build_state(app)
+    if not all(scan() == found for scan, found in state.source_scans.values()):
+        return False
+    if state.questions_ahead is not None:
+        unchanged = kept.difference(changed)
+        state.questions_ahead.changed_since(_not_known_unchanged(app, unchanged))
+    return True
+
+
+def _not_known_unchanged(app: Sphinx, unchanged: set[str]) -> set[str]:
+    """The documents with a file not among ``unchanged`` (the files stamped alike before and
+    now): a source that was saved, or one the stamps do not see (in a linked folder); a
+    dependency (an included file, an image, a data file) that changed, or whose version is
+    not known (outside the source folder, or in a folder the stamps skip)."""
+    env = app.env
+    sources = source_relpaths(env, env.found_docs)
+    touched = {docname for docname, relpath in sources.items() if relpath not in unchanged}
+    prefix = os.path.join(os.fspath(app.srcdir), "")
+
+    def known_unchanged(dependency) -> bool:
+        path = os.path.normpath(os.fspath(dependency))
+        inside = path.startswith(prefix)
+        return inside and path[len(prefix) :].replace(os.sep, "/") in unchanged
+
+    touched.update(
+        docname
+        for docname, dependencies in env.dependencies.items()
+        if not all(known_unchanged(dependency) for dependency in dependencies)
+    )
+    return touched
 
 
 def _only_posts_came_or_went(app: Sphinx, came: set[str], went: set[str]) -> bool:

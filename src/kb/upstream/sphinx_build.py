@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.environment import BuildEnvironment
 
+    from .sphinx_read import Questions
+
     #: Called with the application once a build's documents' pages are written.
     PagesWritten = Callable[[Sphinx], None]
 
@@ -117,13 +119,17 @@ class PreparedBuild:
             self.app = None
 
     def run(
-        self, save_environment_aside: bool = False, pages_written: PagesWritten | None = None
+        self,
+        save_environment_aside: bool = False,
+        pages_written: PagesWritten | None = None,
+        questions: Questions | None = None,
     ) -> int:
         """Release the held log and build; the exit status ``sphinx-build`` would give. With
         ``save_environment_aside`` (an incremental build of the whole site, as ``kb serve``
         runs it), a forked copy of the process saves the environment while the pages are
         written (:mod:`kb.upstream.sphinx_build`), and ``pages_written`` is called once the
-        documents' pages are (see :func:`build_update`)."""
+        documents' pages are, and ``questions`` (answered ahead) are asked which documents
+        changed (see :func:`build_update`)."""
         import sphinx._cli.util.errors
 
         from .sphinx_build import build_update
@@ -137,7 +143,7 @@ class PreparedBuild:
         try:
             with self._contexts:
                 if aside:
-                    build_update(app, pages_written)
+                    build_update(app, pages_written, questions)
                 else:
                     app.build(args.force_all, args.filenames)
                 return app.statuscode
@@ -249,29 +255,36 @@ class EnvironmentSaver:
         self.partial.unlink(missing_ok=True)
 
 
-def build_update(app: Sphinx, pages_written: PagesWritten | None = None) -> None:
+def build_update(
+    app: Sphinx,
+    pages_written: PagesWritten | None = None,
+    questions: Questions | None = None,
+) -> None:
     """``app.build()`` (no ``-a``, no file names: what ``kb serve`` rebuilds), the environment
     saved by a forked copy while the pages are written. ``pages_written(app)`` is called when
     the pages of the documents read or outdated are on disk, before the generated pages, the
     images and the rest of the builder's ``finish``: kb serve shows the edited page then
-    (:mod:`kb.incremental.shown`)."""
+    (:mod:`kb.incremental.shown`). ``questions``, where given, say which documents there are
+    and which changed (:class:`~kb.upstream.sphinx_read.AnsweredAhead`); by default they are
+    asked of the files now, as Sphinx asks them."""
     from sphinx.application import ENV_PICKLE_FILENAME
     from sphinx.locale import __
     from sphinx.util.build_phase import BuildPhase
 
-    from .sphinx_read import outdated_pages
+    from .sphinx_read import Questions
 
+    questions = questions or Questions()
     builder = app.builder
     builder.phase = BuildPhase.READING
     try:
         builder.compile_update_catalogs()
-        outdated = outdated_pages(builder)
+        outdated = questions.outdated_pages(builder)
         if isinstance(outdated, str):
-            _build(app, ["__all__"], outdated, pages_written)
+            _build(app, ["__all__"], outdated, pages_written, questions)
         else:
             to_build = set(outdated)
             summary = __("targets for %d source files that are out of date") % len(to_build)
-            _build(app, to_build, summary, pages_written)
+            _build(app, to_build, summary, pages_written, questions)
         app.events.emit("build-finished", None)
     except Exception as err:
         # As Sphinx: delete the saved environment to force a fresh build next time.
@@ -282,7 +295,13 @@ def build_update(app: Sphinx, pages_written: PagesWritten | None = None) -> None
     builder.cleanup()
 
 
-def _build(app: Sphinx, docnames, summary: str, pages_written: PagesWritten | None) -> None:
+def _build(
+    app: Sphinx,
+    docnames,
+    summary: str,
+    pages_written: PagesWritten | None,
+    questions: Questions,
+) -> None:
     """``Builder.build(docnames, summary, method="update")``, saving the environment aside."""
     from sphinx._cli.util.colour import bold
     from sphinx.application import ENV_PICKLE_FILENAME
@@ -298,7 +317,7 @@ def _build(app: Sphinx, docnames, summary: str, pages_written: PagesWritten | No
     builder, env = app.builder, app.env
     logger.info(bold(__("building [%s]: ")) + summary, builder.name)
     with nullcontext() if app._exception_on_warning else logging.pending_warnings():
-        updated_docnames = set(read(builder))
+        updated_docnames = set(read(builder, questions))
 
     doccount = len(updated_docnames)
     logger.info(bold(__("looking for now-outdated files... ")), nonl=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.environment import CONFIG_CHANGED_REASON, CONFIG_OK, BuildEnvironment
@@ -200,27 +200,30 @@ def _has_doc_changed(env: BuildEnvironment, docname: str, source: str, doctreedi
 
 def outdated_pages(builder: Builder) -> Iterable[str] | str:
     """``builder.get_outdated_docs()``: the documents whose page must be written again."""
-    own = type(builder)
-    if not (
-        isinstance(builder, StandaloneHTMLBuilder)
-        and own.get_outdated_docs is StandaloneHTMLBuilder.get_outdated_docs
-        and getattr(own, "get_output_path", None) is StandaloneHTMLBuilder.get_output_path
-    ):
+    if not _asks_its_own_html_questions(builder):
         return builder.get_outdated_docs()
-    return _outdated_html_pages(builder)
+    return _outdated_html_pages(cast("StandaloneHTMLBuilder", builder))
 
 
 def _outdated_html_pages(builder: StandaloneHTMLBuilder) -> Iterator[str]:
     # The build information and the templates as Sphinx checks them: its own generator, up to
     # the loop over the documents (it yields every document when the information differs).
-    env = builder.env
     everything, template_mtime = _html_settings_verdict(builder)
     if everything:
-        yield from env.found_docs
+        yield from builder.env.found_docs
         return
+    yield from _pages_older_than_sources(builder, builder.env.found_docs, template_mtime)
+
+
+def _pages_older_than_sources(
+    builder: StandaloneHTMLBuilder, docnames: Iterable[str], template_mtime: int
+) -> Iterator[str]:
+    """Sphinx's loop over the documents: those of ``docnames`` whose page is older than its
+    source or the newest template, or that the environment does not hold."""
+    env = builder.env
     paths = _source_paths(env)
     outdir, suffix = os.fspath(builder.outdir), builder.out_suffix
-    for docname in env.found_docs:
+    for docname in docnames:
         if docname not in env.all_docs:
             logger.debug("[build target] did not in env: %r", docname)
             yield docname
@@ -238,10 +241,13 @@ def _outdated_html_pages(builder: StandaloneHTMLBuilder) -> Iterator[str]:
             yield docname
 
 
-def _html_settings_verdict(builder: StandaloneHTMLBuilder) -> tuple[bool, int]:
+def _html_settings_verdict(
+    builder: StandaloneHTMLBuilder, quietly: bool = False
+) -> tuple[bool, int]:
     """Sphinx's checks before its loop, with its messages: whether every page is out of date
     because the build information changed (the old file is kept as ``.buildinfo.bak``), and
-    the newest template's time in microseconds (0 without templates)."""
+    the newest template's time in microseconds (0 without templates). ``quietly``: the same
+    verdict with no message and no file moved."""
     import shutil
 
     from sphinx._cli.util.colour import bold
@@ -252,11 +258,14 @@ def _html_settings_verdict(builder: StandaloneHTMLBuilder) -> tuple[bool, int]:
     try:
         build_info = BuildInfo.load(build_info_path)
     except ValueError as exc:
-        logger.warning(__("Failed to read build info file: %r"), exc)
+        if not quietly:
+            logger.warning(__("Failed to read build info file: %r"), exc)
     except OSError:
         pass
     else:
         if builder.build_info != build_info:
+            if quietly:
+                return True, 0
             backup = build_info_path.with_name(".buildinfo.bak")
             try:
                 shutil.move(build_info_path, backup)
@@ -275,7 +284,7 @@ def _html_settings_verdict(builder: StandaloneHTMLBuilder) -> tuple[bool, int]:
     except OSError:
         pass
     else:
-        if template_mtime > old_mtime:
+        if template_mtime > old_mtime and not quietly:
             logger.info(
                 bold("building [html]: ")
                 + __(
@@ -287,21 +296,135 @@ def _html_settings_verdict(builder: StandaloneHTMLBuilder) -> tuple[bool, int]:
     return False, template_mtime
 
 
+# -- The questions, asked now or answered ahead ------------------------------------------------
+
+
+class Questions:
+    """Sphinx's three questions before a build, asked of the files as they are now (the
+    functions above); :class:`AnsweredAhead` answers them before the change."""
+
+    def find_files(self, env: BuildEnvironment, builder: Builder) -> None:
+        find_files(env, builder)
+
+    def outdated_files(self, env: BuildEnvironment, config_changed: bool) -> tuple[set, set, set]:
+        return outdated_files(env, config_changed)
+
+    def outdated_pages(self, builder: Builder) -> Iterable[str] | str:
+        return outdated_pages(builder)
+
+
+class AnsweredAhead(Questions):
+    """The questions answered for a loaded application before its build (``kb serve``'s
+    standby, while the author reads), then told which documents may have changed since
+    (:meth:`changed_since`): the build asks again only of those.
+
+    An answer is a function of the files: of each document's source and dependencies, its
+    doctree and page, the build information and the templates. Where none of a document's
+    files changed, its answer is the one given ahead; the caller vouches for that, naming
+    every document one of whose files it cannot show unchanged. The documents found are
+    found again (a file may have come or gone): where they are not those found ahead, or the
+    build information or the templates' time differ, the build asks every question again.
+    Not told (no :meth:`changed_since`), it asks them all again."""
+
+    def __init__(self, builder: Builder) -> None:
+        env = builder.env
+        self._suspects: frozenset[str] | None = None
+        # Where a builder or environment answers in its own way, nothing is answered ahead.
+        self._answered = _asks_its_own_html_questions(builder) and _finds_its_own_files(env)
+        # The pages are asked of the environment's last discovery, before the documents are
+        # found again, as build_update asks.
+        self._pages_asked_of = frozenset(env.found_docs)
+        self._pages: frozenset[str] = frozenset()
+        self._verdict = (True, 0)
+        self._found: dict = {}
+        self._config_changed = False
+        self._files: tuple[set, set, set] = (set(), set(), set())
+        if not self._answered:
+            return
+        html = cast("StandaloneHTMLBuilder", builder)
+        self._verdict = _html_settings_verdict(html, quietly=True)
+        everything, template_mtime = self._verdict
+        if not everything:
+            pages = _pages_older_than_sources(html, self._pages_asked_of, template_mtime)
+            self._pages = frozenset(pages)
+        find_files(env, builder)
+        self._found = dict(env.project._path_to_docname)
+        self._config_changed = env.config_status != CONFIG_OK
+        self._files = outdated_files(env, self._config_changed)
+
+    def changed_since(self, docnames: Iterable[str]) -> None:
+        """Every document one of whose files may differ from when the answers were made."""
+        self._suspects = frozenset(docnames)
+
+    def outdated_files(self, env: BuildEnvironment, config_changed: bool) -> tuple[set, set, set]:
+        suspects = self._suspects
+        same = config_changed == self._config_changed
+        found_again = env.project._path_to_docname == self._found
+        if suspects is None or not self._answered or not same or not found_again:
+            return outdated_files(env, config_changed)
+        added, changed, removed = (set(answer) for answer in self._files)
+        if config_changed:
+            return added, changed, removed  # every document, whatever changed
+        paths = _source_paths(env)
+        doctreedir = os.fspath(env.doctreedir)
+        changed -= suspects
+        for docname in suspects & env.found_docs & env.all_docs.keys():
+            if _has_doc_changed(env, docname, _source_path(env, paths, docname), doctreedir):
+                changed.add(docname)
+        return added, changed, removed
+
+    def outdated_pages(self, builder: Builder) -> Iterable[str] | str:
+        if not self._answered:
+            return outdated_pages(builder)
+        html = cast("StandaloneHTMLBuilder", builder)
+        everything, template_mtime = verdict = _html_settings_verdict(html)  # as Sphinx asks
+        asked_of, suspects = self._pages_asked_of, self._suspects
+        if everything:
+            return set(asked_of)
+        if suspects is None or verdict != self._verdict:
+            return set(_pages_older_than_sources(html, asked_of, template_mtime))
+        again = _pages_older_than_sources(html, suspects & asked_of, template_mtime)
+        return (self._pages - suspects) | set(again)
+
+
+def _finds_its_own_files(env: BuildEnvironment) -> bool:
+    """Whether the environment finds its files and what changed as :func:`find_files` and
+    :func:`outdated_files` do (no subclass does it another way)."""
+    own = type(env)
+    return (
+        own.find_files is BuildEnvironment.find_files
+        and own.get_outdated_files is BuildEnvironment.get_outdated_files
+    )
+
+
+def _asks_its_own_html_questions(builder: Builder) -> bool:
+    """Whether the builder is Sphinx's own HTML builder as :func:`outdated_pages` answers for
+    it (no subclass names its pages, or their freshness, another way)."""
+    own = type(builder)
+    return (
+        isinstance(builder, StandaloneHTMLBuilder)
+        and own.get_outdated_docs is StandaloneHTMLBuilder.get_outdated_docs
+        and getattr(own, "get_output_path", None) is StandaloneHTMLBuilder.get_output_path
+    )
+
+
 # -- Builder.read ------------------------------------------------------------------------------
 
 
-def read(builder: Builder) -> list[str]:
-    """``builder.read()``, asking :func:`outdated_files` which documents changed."""
+def read(builder: Builder, questions: Questions | None = None) -> list[str]:
+    """``builder.read()``, asking ``questions`` (by default of the files now,
+    :func:`find_files` and :func:`outdated_files`) which documents there are and changed."""
     from sphinx._cli.util.colour import bold
     from sphinx.errors import SphinxError
     from sphinx.locale import __
     from sphinx.util.parallel import parallel_available
 
     env, app = builder.env, builder._app
+    questions = questions or Questions()
     logger.info(bold(__("updating environment: ")), nonl=True)
-    find_files(env, builder)
+    questions.find_files(env, builder)
     updated = env.config_status != CONFIG_OK
-    added, changed, removed = outdated_files(env, updated)
+    added, changed, removed = questions.outdated_files(env, updated)
     for docs in builder.events.emit("env-get-outdated", env, added, changed, removed):
         changed.update(set(docs) & env.found_docs)
     if added or removed:
