@@ -25,7 +25,7 @@ from kb.core.ablog import matched_posts
 from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state
-from kb.incremental.freshness import check_doctrees_ahead
+from kb.incremental.freshness import check_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
 from kb.upstream.sphinx_build import PreparedBuild
 
@@ -205,22 +205,30 @@ def test_the_answers_ahead_are_told_each_document_a_file_of_which_may_have_chang
     assert told.docnames == {"posts/post-14", "posts/post-03", "posts/post-04"}
 
 
-def test_a_doctree_found_damaged_while_the_standby_waits_is_read_again_by_its_build(
+def test_files_found_damaged_while_the_standby_waits_are_made_again_by_its_build(
     built_by_the_worker,
 ):
-    """A stopped build can leave a doctree cut short; the standby checks the doctrees while
-    it waits, and its build reads such a document again instead of loading it."""
+    """A stopped build can leave a doctree or a page cut short; the standby checks both while
+    it waits, and its build reads such a document again instead of loading its doctree, and
+    writes such a page again instead of keeping it."""
     site = built_by_the_worker.restore()
-    doctree = build_folders(site)[1] / "posts/post-03.doctree"
+    html, doctrees = build_folders(site)
+    doctree = doctrees / "posts/post-03.doctree"
     doctree.write_bytes(doctree.read_bytes()[:100])
-    page = build_folders(site)[0] / "posts/post-03.html"
-    page.unlink()  # written from the doctree
+    (html / "posts/post-03.html").unlink()  # written from the doctree
+    page = html / "posts/post-07.html"
+    page.write_bytes(page.read_bytes()[:300])
     made = Prepared(site)
-    check_doctrees_ahead(made.app)
-    assert build_state(made.app).doctrees_checked_ahead[1] == {"posts/post-03"}
+    check_ahead(made.app)
+    checked = build_state(made.app).checked_ahead
+    assert checked.damaged_doctrees == {"posts/post-03"}
+    assert checked.documents - checked.whole_pages == {"posts/post-03", "posts/post-07"}
     assert made.still_current()
     assert made.build.run(save_environment_aside=True) == 0
-    assert "First paragraph of post 03" in page.read_text(encoding="utf-8")
+    for number in ("03", "07"):
+        text = (html / f"posts/post-{number}.html").read_text(encoding="utf-8")
+        assert f"First paragraph of post {number}" in text
+        assert text.rstrip().endswith("</html>")
     assert doctree.read_bytes().endswith(b".")  # a whole pickle again
 
 

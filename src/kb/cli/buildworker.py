@@ -326,16 +326,17 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
 
 def work_ahead(app) -> None:
     """While the author reads: what the next build can make of the environment before the
-    change (:func:`kb.core.catalog.make_ahead`), and its answers to Sphinx's questions before
-    the read (which documents there are and changed, which doctrees are damaged, told what
-    changed since by :func:`kb.incremental.standby.still_current`), then out of the cycle
-    collector's way. A failure here only leaves it to the build."""
+    change (:func:`kb.core.catalog.make_ahead`), its answers to Sphinx's questions before the
+    read (which documents there are and changed, told what changed since by
+    :func:`kb.incremental.standby.still_current`) and which doctrees and pages are whole
+    (:func:`kb.incremental.freshness.check_ahead`), then out of the cycle collector's way. A
+    failure here only leaves it to the build."""
     from sphinx.util.logging import suppress_logging
 
     from ..core.catalog import make_ahead
     from ..core.state import build_state
     from ..incremental.collector import freeze_while_waiting
-    from ..incremental.freshness import check_doctrees_ahead
+    from ..incremental.freshness import check_ahead
     from ..upstream.sphinx_read import AnsweredAhead
 
     state = build_state(app)
@@ -347,9 +348,9 @@ def work_ahead(app) -> None:
         # Quietly: the build asks again where the answer may differ, and says what Sphinx says.
         with suppress_logging():
             state.questions_ahead = AnsweredAhead(app.builder)
-        check_doctrees_ahead(app)
+        check_ahead(app)
     except Exception:  # noqa: BLE001  (the build asks every question itself, and reports)
-        state.questions_ahead = state.doctrees_checked_ahead = None
+        state.questions_ahead = state.checked_ahead = None
     freeze_while_waiting(app)
 
 

@@ -117,6 +117,17 @@ Signer = Callable[[Sphinx, str], str]
 
 
 @dataclass(frozen=True)
+class CheckedAhead:
+    """The build folders' files of each document, checked by ``kb serve``'s standby while it
+    waited (:func:`kb.incremental.freshness.check_ahead`): of ``documents``, those whose
+    doctree is missing or cut short, and those whose page is there whole."""
+
+    documents: frozenset[str]
+    damaged_doctrees: frozenset[str]
+    whole_pages: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Region:
     """A part of every page, between two markers, that can be replaced on a written page."""
 

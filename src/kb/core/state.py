@@ -36,6 +36,7 @@ from .fileio import BackgroundWrites
 from .journal import Journal
 from .posts import Catalog, Post
 from .records import (
+    CheckedAhead,
     DatasetEntry,
     DocumentDatasets,
     ListingPage,
@@ -126,9 +127,9 @@ class BuildState:
     regions: dict[str, Region] = field(default_factory=dict)
     # Outputs' set_site_signature at kb-catalog-built (reset at builder-inited); freshness.
     site_signatures: dict[str, str] = field(default_factory=dict)
-    # freshness in kb serve's standby before the change: the documents whose doctree it checked,
-    # and those of them found damaged (taken by the check before the read).
-    doctrees_checked_ahead: tuple[frozenset[str], set[str]] | None = None
+    # freshness in kb serve's standby before the change: the documents' doctrees and pages, as
+    # it found them (the build's check before the read and its signing take them).
+    checked_ahead: CheckedAhead | None = None
     # freshness at env-before-read-docs: the documents Sphinx reads (and so writes) this build.
     docs_read: set[str] = field(default_factory=set)
     # freshness at env-get-outdated: the documents this build removes from the environment.

@@ -33,6 +33,7 @@ from ..core import events
 from ..core.fileio import BackgroundWrites, crash_point, crashing, file_times
 from ..core.journal import Journal, remove_partial_files
 from ..core.posts import digest
+from ..core.records import CheckedAhead
 from ..core.records import Content as Content
 from ..core.records import PagePart as PagePart
 from ..core.records import Region as Region
@@ -128,10 +129,14 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
     changed |= _written_to_save_removals(app, env)
     # Sphinx writes what it read: refreshing that page in place too would race its write.
+    ahead = state.checked_ahead if not state.changed_regions else None
     for docname in sorted(docs.keys() & old_docs.keys() - changed - state.docs_read):
         contents = _changed_parts(app, docname, parts[docname], old_parts.get(docname))
-        # Deleted, emptied or cut short since: Sphinx would not write it again.
-        if not _keep_page(app, docname, output_file(app, docname), contents):
+        if ahead is not None and not contents and docname in ahead.documents:
+            kept = docname in ahead.whole_pages  # nothing to put in: as the standby found it
+        else:
+            kept = _keep_page(app, docname, output_file(app, docname), contents)
+        if not kept:  # deleted, emptied or cut short since: Sphinx would not write it again
             changed.add(docname)
     return sorted(changed)
 
@@ -403,21 +408,28 @@ def _written_to_save_removals(app: Sphinx, env) -> set[str]:
 def _before_read(app: Sphinx, env, docnames: list[str]) -> None:
     state = build_state(app)
     not_read = env.found_docs - set(docnames)
-    checked, damaged = state.doctrees_checked_ahead or (frozenset(), set())
-    docnames.extend(sorted(damaged & not_read | _damaged_doctrees(env, not_read - checked)))
+    ahead = state.checked_ahead
+    if ahead is not None:
+        damaged = ahead.damaged_doctrees & not_read
+        damaged |= _damaged_doctrees(env, not_read - ahead.documents)
+    else:
+        damaged = _damaged_doctrees(env, not_read)
+    docnames.extend(sorted(damaged))
     state.docs_read = set(docnames)
     crash_point("read-start")
 
 
-def check_doctrees_ahead(app: Sphinx) -> None:
-    """``kb serve``'s standby, while it waits: check the doctrees of the documents found now,
-    for its build's check before the read (:func:`_damaged_doctrees`, 70 ms at 10,000 posts).
-    Only builds write the doctree folder, and the standby's application builds only where
-    no build ran or stopped since it was made (:mod:`kb.incremental.standby`): what is found
-    now is what its build would find."""
+def check_ahead(app: Sphinx) -> None:
+    """``kb serve``'s standby, while it waits: check each document's doctree, for its build's
+    check before the read (:func:`_damaged_doctrees`, 70 ms at 10,000 posts), and page, for
+    its signing (:func:`is_whole`, about 0.1 s). Only builds write the build folders, and the
+    standby's application builds only where no build ran or stopped since it was made
+    (:mod:`kb.incremental.standby`): what is found now is what its build would find."""
     env = app.env
     found = frozenset(env.found_docs)
-    build_state(app).doctrees_checked_ahead = (found, _damaged_doctrees(env, found))
+    whole = frozenset(d for d in found if is_whole(output_file(app, d)))
+    damaged = frozenset(_damaged_doctrees(env, found))
+    build_state(app).checked_ahead = CheckedAhead(found, damaged, whole)
 
 
 def _damaged_doctrees(env, docnames) -> set[str]:
