@@ -28,6 +28,7 @@ from kb.core.state import build_state
 from kb.incremental.freshness import check_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
 from kb.upstream.sphinx_build import PreparedBuild
+from kb.upstream.sphinx_read import AnsweredAhead
 
 
 @pytest.fixture
@@ -181,9 +182,11 @@ class _Told:
 
     def __init__(self) -> None:
         self.docnames: set[str] | None = None
+        self.look_again_in: list[str] | None = None
 
-    def changed_since(self, docnames) -> None:
+    def changed_since(self, docnames, files_alike_but_in=None) -> None:
         self.docnames = set(docnames)
+        self.look_again_in = files_alike_but_in
 
 
 def test_the_answers_ahead_are_told_each_document_a_file_of_which_may_have_changed(
@@ -203,6 +206,54 @@ def test_the_answers_ahead_are_told_each_document_a_file_of_which_may_have_chang
     _edit(site / "posts/post-14.md", "# Post 14", "# Post 14, edited")
     assert prepared.still_current()
     assert told.docnames == {"posts/post-14", "posts/post-03", "posts/post-04"}
+    # The folders the stamps skip, where the documents are looked for again: no other file
+    # came or went, and the saved post is readable.
+    assert told.look_again_in == ["_build"]
+
+
+def test_a_document_added_where_the_stamps_do_not_look_is_found_by_the_build(
+    built_by_the_worker,
+):
+    """Sphinx walks a folder the stamps skip (``node_modules`` here: the site does not
+    exclude it): a document added there while the standby waits is found, as Sphinx finds
+    it, by looking in that folder again."""
+    site = built_by_the_worker.restore()
+    (site / "node_modules").mkdir()
+    made = Prepared(site)
+    try:
+        app = made.app
+        questions = build_state(app).questions_ahead = AnsweredAhead(app.builder)
+        (site / "node_modules/readme.md").write_text("# Read me\n", encoding="utf-8")
+        _edit(site / "posts/post-14.md", "# Post 14", "# Post 14, edited")
+        assert made.still_current()
+        questions.find_files(app.env, app.builder)
+        assert "node_modules/readme" in app.env.found_docs
+        added, changed, _ = questions.outdated_files(app.env, False)
+        assert (added, changed) == ({"node_modules/readme"}, {"posts/post-14"})
+    finally:
+        made.close()
+
+
+@pytest.mark.parametrize("change", ["post added", "post saved unreadable"])
+def test_the_documents_are_looked_for_everywhere_when_files_came_or_went(
+    prepared, change, monkeypatch
+):
+    """A post added, or a saved one that can no longer be read (Sphinx leaves it out, and
+    warns): the documents are found again as Sphinx finds them."""
+    app, site = prepared.app, prepared.site
+    told = build_state(app).questions_ahead = _Told()
+    post = site / "posts/post-14.md"
+    if change == "post added":
+        (site / "posts/post-28.md").write_text(post.read_text(encoding="utf-8"))
+    else:
+        _edit(post, "# Post 14", "# Post 14, edited")
+        # As after chmod 000, which this suite's user (root) could read through.
+        readable = os.access
+        monkeypatch.setattr(
+            os, "access", lambda path, mode: Path(path) != post and readable(path, mode)
+        )
+    assert prepared.still_current()
+    assert told.look_again_in is None
 
 
 def test_files_found_damaged_while_the_standby_waits_are_made_again_by_its_build(

@@ -229,6 +229,9 @@ CHECKS = {
     ],
     "test_reading_takes_sphinxs_steps_in_its_order": ["sphinx_read.read"],
     "test_the_documents_found_are_those_sphinx_finds": ["sphinx_read.find_files"],
+    "test_documents_found_in_a_folder_are_those_sphinxs_walk_finds_there": [
+        "sphinx_read.documents_in"
+    ],
     "test_source_paths_are_those_sphinx_gives": ["sphinx_read.source_relpaths"],
     "test_a_fragment_is_written_with_its_pages_state_which_is_restored": [
         "sphinx.writing_as",
@@ -735,6 +738,73 @@ def test_questions_answered_ahead_vouch_for_the_documents_they_are_not_told_of(
         questions.changed_since({"posts/post-03"})
         pages, _, (added, changed, removed) = _answers_ahead(questions, app, False)
         assert changed == pages == {"posts/post-03"}
+    finally:
+        app.cleanup()
+
+
+def test_documents_found_in_a_folder_are_those_sphinxs_walk_finds_there(make_app, tmp_path):
+    """kb.upstream.sphinx_read.documents_in walks one folder as Sphinx's get_matching_files
+    walks the whole source folder: links followed, excluded folders and files left out,
+    names in NFC, only files with a suffix Sphinx reads."""
+    from sphinx.project import EXCLUDE_PATHS
+    from sphinx.util.matching import get_matching_files
+
+    site = copy_root("listings", tmp_path / "site")
+    (site / "conf.py").write_text(
+        (site / "conf.py")
+        .read_text(encoding="utf-8")
+        .replace(
+            'exclude_patterns = ["_build"]',
+            'exclude_patterns = ["_build", "notes/drafts", "**/skip.md"]',
+        ),
+        encoding="utf-8",
+    )
+    for name in ("notes/a.md", "notes/deep/b.md", "notes/drafts/c.md", "notes/skip.md"):
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text("# A note\n", encoding="utf-8")
+    (site / "notes/data.csv").write_text("1\n", encoding="utf-8")
+    (site / "notes/cre\u0300me.md").write_text("# NFD\n", encoding="utf-8")
+    (site / "elsewhere").mkdir()
+    (site / "elsewhere/d.md").write_text("# Linked\n", encoding="utf-8")
+    (site / "notes/linked").symlink_to(site / "elsewhere", target_is_directory=True)
+    app = make_app("html", srcdir=site)
+    try:
+        excluded = [*upstream_sphinx_read._excluded(app.builder), *EXCLUDE_PATHS]
+        walked = get_matching_files(site, app.config.include_patterns, excluded)
+        documents = {f for f in walked if f.endswith(tuple(app.config.source_suffix))}
+        for folder in ("notes", "notes/deep", "notes/drafts", "notes/linked", "posts", "_build"):
+            expected = {f for f in documents if f.startswith(f"{folder}/")}
+            assert upstream_sphinx_read.documents_in(app.env, app.builder, folder) == expected
+        assert upstream_sphinx_read.documents_in(app.env, app.builder, "notes") == {
+            "notes/a.md",
+            "notes/deep/b.md",
+            "notes/cr\u00e8me.md",
+            "notes/linked/d.md",
+        }
+    finally:
+        app.cleanup()
+
+
+@pytest.mark.parametrize("where", ["in a folder named", "in a folder not named"])
+def test_questions_answered_ahead_look_for_documents_again_only_where_told(
+    make_app, built_listings, where
+):
+    """Told the folders outside which every file is as it was, the answers walk only those:
+    a document added in one is found (with Sphinx's own walk, as the files differ); one added
+    elsewhere is not looked for (the caller vouched that nothing there changed)."""
+    site = built_listings()
+    (site / "extra").mkdir()
+    app = make_app("html", srcdir=site)
+    try:
+        questions = upstream_sphinx_read.AnsweredAhead(app.builder)
+        (site / "extra/new.md").write_text("# New\n", encoding="utf-8")
+        questions.changed_since(set(), ["extra"] if where == "in a folder named" else [])
+        walks = []
+        sphinxs_discover = app.env.project.discover
+        app.env.project.discover = lambda *args: walks.append(args) or sphinxs_discover(*args)
+        questions.find_files(app.env, app.builder)
+        found = "extra/new" in app.env.found_docs
+        assert (found, len(walks)) == ((True, 1) if where == "in a folder named" else (False, 0))
     finally:
         app.cleanup()
 

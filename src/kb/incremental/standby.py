@@ -23,9 +23,12 @@ holds when what it was made from is unchanged, except for the text of documents 
 
 When it is used, Sphinx's questions before the read, answered while the author read
 (:class:`kb.upstream.sphinx_read.AnsweredAhead`), are told which documents may have changed
-since: those whose source was saved, and those with a dependency not stamped alike before and
-now. The doctrees and pages are the build folders' files, which only a build writes, and the
-state files show that none ran.
+since: those whose source was saved or is not stamped (read through a linked folder), and
+those with a dependency not stamped alike before and now. Where no file came or went and
+every saved file can be read, they are told too that the documents need looking for only in
+the folders the stamps skip (each stamped as its path and a ``/``). The doctrees and pages
+are the build folders' files, which only a build writes, and the state files show that none
+ran.
 
 Otherwise the worker discards it and builds with a new application, as before. The checks
 are on what the steps read, not on what the author changed, so an edit that turns a post into
@@ -54,8 +57,8 @@ UNREAD_FOLDERS = frozenset(
     | {".mypy_cache", ".ruff_cache", ".pytest_cache", ".tox", ".nox", "_build"}
 )
 
-#: A file's identity and version: inode, modification time, size.
-Stamp = tuple[int, int, int]
+#: A file's identity and version: inode, modification time, size, change time.
+Stamp = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,12 @@ def still_current(app: Sphinx, made_from: Inputs) -> bool:
         return False
     if state.questions_ahead is not None:
         unchanged = kept.difference(changed)
-        state.questions_ahead.changed_since(_not_known_unchanged(app, unchanged))
+        # Every file outside the folders the stamps skip is the file it was, by name and as
+        # readable: the documents are looked for again only in those folders.
+        alike = not (came or went) and all(os.access(srcdir / path, os.R_OK) for path in changed)
+        skipped = [path.removesuffix("/") for path in now.sources if path.endswith("/")]
+        touched = _not_known_unchanged(app, unchanged)
+        state.questions_ahead.changed_since(touched, skipped if alike else None)
     return True
 
 
@@ -142,20 +150,35 @@ def _stamp(entry: os.DirEntry) -> Stamp:
         info = entry.stat()  # a link's target: what a build reads through it
     except OSError:
         info = entry.stat(follow_symlinks=False)  # a link to nothing
-    return file_version(info)
+    # The change time too: a file made unreadable (chmod) keeps its version.
+    return (*file_version(info), info.st_ctime_ns)
+
+
+#: The stamp of a folder the stamps do not walk into, kept as its path and a ``/``: one made
+#: or removed there is a file that came or went.
+SKIPPED_FOLDER: Stamp = (0, 0, 0, 0)
 
 
 def source_stamps(srcdir, outdir, doctreedir) -> dict[str, Stamp]:
     """Every file under ``srcdir`` but those of :data:`UNREAD_FOLDERS` and of the build's
-    folders, by its path relative to ``srcdir``."""
+    folders, by its path relative to ``srcdir``; and each folder not walked into (those, and
+    links to folders), by its path and a ``/``, stamped :data:`SKIPPED_FOLDER`."""
     skipped = {os.path.realpath(outdir), os.path.realpath(doctreedir)}
+    stamps: dict[str, Stamp] = {}
 
-    def descend(entry: os.DirEntry, _: str) -> bool:
+    def descend(entry: os.DirEntry, relative: str) -> bool:
         # No stamp of its own: an editor that saves by renaming a new file over the old one
         # changes the folder, not its names.
-        return entry.name not in UNREAD_FOLDERS and os.path.realpath(entry) not in skipped
+        if entry.name not in UNREAD_FOLDERS and os.path.realpath(entry) not in skipped:
+            return True
+        stamps[relative + "/"] = SKIPPED_FOLDER
+        return False
 
-    return {name: _stamp(entry) for name, entry in walk_files(srcdir, descend)}
+    for name, entry in walk_files(srcdir, descend):
+        stamps[name] = _stamp(entry)
+        if entry.is_symlink() and entry.is_dir():
+            stamps[name + "/"] = SKIPPED_FOLDER
+    return stamps
 
 
 def state_stamps(app: Sphinx) -> dict[str, Stamp]:
@@ -171,5 +194,5 @@ def state_stamps(app: Sphinx) -> dict[str, Stamp]:
     buildinfo = Path(app.outdir, ".buildinfo")
     with contextlib.suppress(OSError):
         info = buildinfo.stat()
-        stamps[str(buildinfo)] = file_version(info)
+        stamps[str(buildinfo)] = (*file_version(info), info.st_ctime_ns)
     return stamps

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, cast
 
@@ -92,8 +93,7 @@ def find_files(env: BuildEnvironment, builder: Builder) -> None:
         return
     config = env.config
     try:
-        excluded = config.exclude_patterns + config.templates_path + builder.get_asset_paths()
-        _discover(env.project, excluded, config.include_patterns)
+        _discover(env.project, _excluded(builder), config.include_patterns)
         if builder.use_message_catalog:
             # Sphinx's own step: each document depends on its message catalog's .mo file.
             repository = CatalogRepository(
@@ -106,6 +106,44 @@ def find_files(env: BuildEnvironment, builder: Builder) -> None:
                     env.note_dependency(mo_paths[domain], docname=docname)
     except OSError as exc:
         raise DocumentError(__("Failed to scan documents in %s: %r") % (env.srcdir, exc)) from exc
+
+
+def _excluded(builder: Builder) -> list[str]:
+    """The patterns of what ``find_files`` never finds, as it lists them (Sphinx adds its own
+    ``EXCLUDE_PATHS``)."""
+    config = builder.config
+    return config.exclude_patterns + config.templates_path + builder.get_asset_paths()
+
+
+def documents_in(env: BuildEnvironment, builder: Builder, folder: str) -> set[str]:
+    """The files of ``folder`` (relative to the source folder, ``/``-separated) that
+    ``find_files`` would take for documents, as Sphinx's walk finds them: links followed, the
+    folders an exclude pattern matches left out (and nothing where ``folder`` or a folder
+    above it is one), each path in NFC. Sphinx's ``get_matching_files`` walks the whole source
+    folder; this walks one folder of it the same way."""
+    from sphinx.project import EXCLUDE_PATHS
+    from sphinx.util.matching import compile_matchers
+
+    excluded = compile_matchers([*_excluded(builder), *EXCLUDE_PATHS])
+    included = compile_matchers(builder.config.include_patterns)
+    parts = _nfc(folder).split("/")
+    if any(m("/".join(parts[:n])) for n in range(1, len(parts) + 1) for m in excluded):
+        return set()
+    srcdir = os.fspath(env.srcdir)
+    found = set()
+    for root, dirs, files in os.walk(os.path.join(srcdir, folder), followlinks=True):
+        relative = os.path.relpath(root, srcdir).replace(os.sep, "/")
+        for name in files:
+            path = _nfc(f"{relative}/{name}")
+            matched = any(m(path) for m in included) and not any(m(path) for m in excluded)
+            if matched and _docname(env.project, path) is not None:
+                found.add(path)
+        dirs[:] = [d for d in dirs if not any(m(_nfc(f"{relative}/{d}")) for m in excluded)]
+    return found
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def _discover(project, excluded: list[str], included: list[str]) -> None:
@@ -321,14 +359,17 @@ class AnsweredAhead(Questions):
     An answer is a function of the files: of each document's source and dependencies, its
     doctree and page, the build information and the templates. Where none of a document's
     files changed, its answer is the one given ahead; the caller vouches for that, naming
-    every document one of whose files it cannot show unchanged. The documents found are
-    found again (a file may have come or gone): where they are not those found ahead, or the
-    build information or the templates' time differ, the build asks every question again.
-    Not told (no :meth:`changed_since`), it asks them all again."""
+    every document one of whose files it cannot show unchanged. The documents are found
+    again (a file may have come or gone), by Sphinx's walk, or, where the caller names the
+    only folders in which a file may have come or gone, by a walk of those folders
+    (:func:`documents_in`): where they are not those found ahead, or the build information
+    or the templates' time differ, the build asks every question again. Not told (no
+    :meth:`changed_since`), it asks them all again."""
 
     def __init__(self, builder: Builder) -> None:
         env = builder.env
         self._suspects: frozenset[str] | None = None
+        self._look_again_in: list[str] | None = None
         # Where a builder or environment answers in its own way, nothing is answered ahead.
         self._answered = _asks_its_own_html_questions(builder) and _finds_its_own_files(env)
         # The pages are asked of the environment's last discovery, before the documents are
@@ -352,9 +393,27 @@ class AnsweredAhead(Questions):
         self._config_changed = env.config_status != CONFIG_OK
         self._files = outdated_files(env, self._config_changed)
 
-    def changed_since(self, docnames: Iterable[str]) -> None:
-        """Every document one of whose files may differ from when the answers were made."""
+    def changed_since(
+        self, docnames: Iterable[str], files_alike_but_in: Iterable[str] | None = None
+    ) -> None:
+        """Every document one of whose files may differ from when the answers were made; and,
+        where the caller can tell, the folders (relative to the source folder) outside which
+        every file is the one it was, by name and as readable: only there are the documents
+        looked for again."""
         self._suspects = frozenset(docnames)
+        self._look_again_in = None if files_alike_but_in is None else list(files_alike_but_in)
+
+    def find_files(self, env: BuildEnvironment, builder: Builder) -> None:
+        if self._answered and self._suspects is not None and self._look_again_in is not None:
+            again = set().union(*(documents_in(env, builder, f) for f in self._look_again_in))
+            before = {
+                path
+                for path in map(os.fspath, self._found)
+                if any(path.startswith(f"{folder}/") for folder in self._look_again_in)
+            }
+            if again == before:
+                return  # the documents found ahead are the documents there are
+        find_files(env, builder)
 
     def outdated_files(self, env: BuildEnvironment, config_changed: bool) -> tuple[set, set, set]:
         suspects = self._suspects
