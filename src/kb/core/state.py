@@ -160,8 +160,9 @@ class BuildState:
     # -- Outputs, each its own (kb-catalog-built unless said) ----------------------------------
     # pages.postpage.add_post_part in outputs' setup; pages.postpage at doctree-resolved.
     post_parts: list[PostPart] = field(default_factory=list)
-    # pages.listings: every listing page by docname; listings, redirects, ablogrefs read it.
-    listing_pages: dict[str, ListingPage] = field(default_factory=dict)
+    # pages.listings: every listing page by docname, made when first asked for (listing_pages);
+    # listings, redirects, ablogrefs read it.
+    listing_pages: dict[str, ListingPage] | None = None
     # pages.related: each post's related posts; related's signer, page part and post part.
     related: dict[str, list[Post]] = field(default_factory=dict)
     # pages.glossary: the posts that link each term; glossary's signer and entries.

@@ -19,8 +19,8 @@ from sphinx.util.osutil import relative_uri
 
 from ..core import ablog, events
 from ..core.catalog import get_catalog, has_catalog
-from ..core.state import build_state
 from ..core.urls import site_url
+from .listings import listing_pages
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ INSTEAD = {
 
 def written_pages(app: Sphinx) -> set[str]:
     """The docnames of every page this build writes: documents and kb's listing pages."""
-    pages = set(app.env.found_docs) | set(build_state(app).listing_pages)
+    pages = set(app.env.found_docs) | set(listing_pages(app))
     if has_catalog(app):
         catalog = get_catalog(app)
         pages |= {catalog.catalog_docname(k) for k, found in catalog.collections.items() if found}

@@ -23,6 +23,7 @@ from ..core.catalog import get_catalog, has_catalog
 from ..core.state import build_state
 from ..core.urls import site_url
 from ..incremental.freshness import page_signature, should_write
+from .listings import listing_pages
 
 REDIRECT_TEMPLATE = "kb/redirect.html"
 logger = logging.getLogger(__name__)
@@ -68,13 +69,13 @@ def _context(app: Sphinx, docname: str, title: str, heading: str) -> dict:
 def _title(app: Sphinx, docname: str) -> str:
     if docname in app.env.titles:
         return app.env.titles[docname].astext()
-    page = build_state(app).listing_pages.get(docname)
+    page = listing_pages(app).get(docname)
     return page.title if page is not None else docname
 
 
 def _built_pages(app: Sphinx) -> set[str]:
     """Every page the build writes that an old address may lead to: documents and listings."""
-    pages = set(app.env.found_docs) | set(build_state(app).listing_pages)
+    pages = set(app.env.found_docs) | set(listing_pages(app))
     if has_catalog(app):
         catalog = get_catalog(app)
         pages |= {catalog.catalog_docname(kind) for kind, c in catalog.collections.items() if c}
