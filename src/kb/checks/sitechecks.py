@@ -247,7 +247,14 @@ def link_docname(target: str, path: str) -> str | None:
 
 
 def _check_links(posts, exists, scheduled, report, pages) -> None:
-    known = {post_slug(path): posixpath.splitext(path)[0] for path in sorted(posts, reverse=True)}
+    known: dict[str, str] = {}  # each post by its slug, for a hint: made at the first miss
+
+    def hint(docname: str) -> str:
+        if not known:
+            known.update((post_slug(p), posixpath.splitext(p)[0]) for p in sorted(posts)[::-1])
+        guess = get_close_matches(posixpath.basename(docname), known, 1, 0.6)
+        return f" (did you mean /{known[guess[0]]}.md?)" if guess else ""
+
     linkers = {**posts, **pages}
     for path in sorted(linkers):
         linker = posixpath.splitext(path)[0]
@@ -267,6 +274,5 @@ def _check_links(posts, exists, scheduled, report, pages) -> None:
                 continue
             if exists is None or docname in scheduled or exists(docname):
                 continue
-            guess = get_close_matches(posixpath.basename(docname), known, 1, 0.6)
-            hint = f" (did you mean /{known[guess[0]]}.md?)" if guess else ""
-            report(path, line, say("missing_link", shown=shown, hint=hint), "link", docname)
+            missing = say("missing_link", shown=shown, hint=hint(docname))
+            report(path, line, missing, "link", docname)
