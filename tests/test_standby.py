@@ -22,11 +22,13 @@ from test_output import site_files, wait_for_background_index
 
 from kb.cli.serve import build_folders, sphinx_arguments
 from kb.core.ablog import matched_posts
+from kb.core.catalog import make_ahead as catalog_ahead
 from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state
 from kb.incremental.freshness import check_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
+from kb.pages.related import make_ahead as related_ahead
 from kb.upstream.sphinx_build import PreparedBuild
 from kb.upstream.sphinx_read import AnsweredAhead
 
@@ -281,6 +283,25 @@ def test_files_found_damaged_while_the_standby_waits_are_made_again_by_its_build
         assert f"First paragraph of post {number}" in text
         assert text.rstrip().endswith("</html>")
     assert doctree.read_bytes().endswith(b".")  # a whole pickle again
+
+
+@pytest.mark.slow
+def test_related_lists_made_ahead_follow_a_post_whose_tags_changed(built_by_the_worker, tmp_path):
+    """What the related lists take of each post is made ahead for the records made ahead; a
+    post read again (its tags changed) is a new record, and every page shows what a clean
+    build shows."""
+    site = built_by_the_worker.restore()
+    made = Prepared(site)
+    try:
+        catalog_ahead(made.app)
+        related_ahead(made.app)
+        _edit(site / "posts/post-14.md", "tags: [attention]", "tags: [gemm, fp8]")
+        assert made.still_current()
+        assert made.build.run(save_environment_aside=True) == 0
+    finally:
+        made.close()
+    wait_for_background_index(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
 
 
 @pytest.mark.slow

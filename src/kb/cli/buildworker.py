@@ -326,7 +326,8 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
 
 def work_ahead(app) -> None:
     """While the author reads: what the next build can make of the environment before the
-    change (:func:`kb.core.catalog.make_ahead`), its answers to Sphinx's questions before the
+    change (:func:`kb.core.catalog.make_ahead`, and what the related lists take of each record,
+    :func:`kb.pages.related.make_ahead`), its answers to Sphinx's questions before the
     read (which documents there are and changed, told what changed since by
     :func:`kb.incremental.standby.still_current`) and which doctrees and pages are whole
     (:func:`kb.incremental.freshness.check_ahead`), then out of the cycle collector's way. A
@@ -337,11 +338,13 @@ def work_ahead(app) -> None:
     from ..core.state import build_state
     from ..incremental.collector import freeze_while_waiting
     from ..incremental.freshness import check_ahead
+    from ..pages.related import make_ahead as related_ahead
     from ..upstream.sphinx_read import AnsweredAhead
 
     state = build_state(app)
     try:
         make_ahead(app)
+        related_ahead(app)
     except Exception:  # noqa: BLE001  (the build makes every record itself, and reports)
         state.catalog_ahead = None
     try:
