@@ -344,9 +344,11 @@ def work_ahead(app) -> None:
     state = build_state(app)
     try:
         make_ahead(app)
-        related_ahead(app)
     except Exception:  # noqa: BLE001  (the build makes every record itself, and reports)
         state.catalog_ahead = None
+    # Each post's related inputs, once per record: what it made before failing is right.
+    with contextlib.suppress(Exception):
+        related_ahead(app)
     try:
         # Quietly: the build asks again where the answer may differ, and says what Sphinx says.
         with suppress_logging():

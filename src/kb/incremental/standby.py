@@ -150,6 +150,10 @@ def _stamp(entry: os.DirEntry) -> Stamp:
         info = entry.stat()  # a link's target: what a build reads through it
     except OSError:
         info = entry.stat(follow_symlinks=False)  # a link to nothing
+    return _version(info)
+
+
+def _version(info: os.stat_result) -> Stamp:
     # The change time too: a file made unreadable (chmod) keeps its version.
     return (*file_version(info), info.st_ctime_ns)
 
@@ -194,5 +198,5 @@ def state_stamps(app: Sphinx) -> dict[str, Stamp]:
     buildinfo = Path(app.outdir, ".buildinfo")
     with contextlib.suppress(OSError):
         info = buildinfo.stat()
-        stamps[str(buildinfo)] = (*file_version(info), info.st_ctime_ns)
+        stamps[str(buildinfo)] = _version(info)
     return stamps
