@@ -29,6 +29,7 @@ from kb.checks.sanitize import (
     sanitize,
     sanitize_imported_html,
     sanitize_svg,
+    srcset_urls,
 )
 
 ROOT = Path(__file__).parents[1] / "roots/test-hostile-html"
@@ -285,6 +286,26 @@ def test_a_post_keeps_elements_open_across_fragments_but_nothing_else():
     # A notebook's output and imported HTML are closed where they end.
     assert sanitize("<div><b>x", Policy(context="output")).html == "<div><b>x</b></div>"
     assert sanitize_imported_html("<div>x").html == "<div>x</div>"
+
+
+@pytest.mark.parametrize(
+    ("srcset", "urls"),
+    [
+        ("a.png 1x, b.png 2x", ["a.png", "b.png"]),
+        ("data:image/png;base64,AAAA 2x, b.png 480w", ["data:image/png;base64,AAAA", "b.png"]),
+        ("a.png,b.png", ["a.png,b.png"]),  # a URL runs to the next blank
+        ("a.png, b.png,", ["a.png", "b.png"]),
+        ("a.png 1.5x,b.png .5x", ["a.png", "b.png"]),
+        ("", []),
+        (" jav\tascript:alert(1)", None),  # "jav" and a descriptor that is none
+        ("a.png 1x 2x", None),
+        ("a.png (1x, 2x)", None),
+    ],
+)
+def test_a_srcset_is_read_as_html_reads_it_and_refused_unless_well_formed(srcset, urls):
+    assert srcset_urls(srcset) == urls
+    image = sanitize(f'<img srcset="{srcset}" alt="x">', POLICY).html
+    assert ("srcset" in image) == (urls is not None)
 
 
 def test_hosts_are_opt_in_and_frames_only_for_the_setting():

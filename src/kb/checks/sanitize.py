@@ -188,12 +188,71 @@ ELSEWHERE = frozenset((
 REFRESH_URL = re.compile(r"url\s*=\s*['\"]?([^'\"\s]+)", re.I)
 
 
-def _urls(attribute: str, value: str) -> list[str]:
+def _urls(attribute: str, value: str) -> list[str] | None:
+    """The URLs of an attribute's value, or None where it is not well formed."""
     if attribute in ("ping", "archive"):
         return value.split()
     if attribute in ("srcset", "imagesrcset"):
-        return [part.split()[0] for part in value.split(",") if part.split()]
+        return srcset_urls(value)
     return [value]
+
+
+#: ASCII whitespace, as HTML's parsers of attribute values mean it.
+_BLANK = " \t\n\f\r"
+#: A descriptor of an image candidate: a width, a density or (obsolete) a height.
+_DESCRIPTOR = re.compile(r"[0-9]+w|[0-9]+h|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?x")
+
+
+def srcset_urls(value: str) -> list[str] | None:
+    """The URLs of a ``srcset``, read as HTML's "parse a srcset attribute" reads them (a URL
+    runs to the next whitespace and may hold commas; descriptors follow it), or None where a
+    candidate's descriptors are not a width or a density: what a browser would drop, this
+    refuses whole, rather than guess what the rest of the value means."""
+    urls: list[str] = []
+    position, end = 0, len(value)
+    while True:
+        while position < end and value[position] in _BLANK + ",":
+            position += 1
+        if position >= end:
+            return urls
+        start = position
+        while position < end and value[position] not in _BLANK:
+            position += 1
+        url = value[start:position]
+        descriptors: list[str] = []
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            position = _descriptors(value, position, descriptors)
+        if len(descriptors) > 1 or not all(_DESCRIPTOR.fullmatch(d) for d in descriptors):
+            return None
+        urls.append(url)
+
+
+def _descriptors(value: str, position: int, found: list[str]) -> int:
+    """HTML's descriptor tokenizer, from ``position``: the descriptors into ``found``, and
+    where the next candidate starts."""
+    end, current, in_parens = len(value), "", False
+    while position < end and value[position] in _BLANK:
+        position += 1
+    while position < end:
+        char = value[position]
+        position += 1
+        if in_parens:
+            current += char
+            in_parens = char != ")"
+        elif char in _BLANK:
+            if current:
+                found.append(current)
+            current = ""
+        elif char == ",":
+            break
+        else:
+            current += char
+            in_parens = char == "("
+    if current:
+        found.append(current)
+    return position
 
 
 def _url_allowed(policy: Policy, tag: str, attribute: str, url: str) -> bool:
@@ -217,7 +276,7 @@ def _url_allowed(policy: Policy, tag: str, attribute: str, url: str) -> bool:
 def _attribute_filter(policy: Policy, tag: str, attribute: str, value: str) -> str | None:
     if attribute in URL_ATTRIBUTES:
         urls = _urls(attribute, value)
-        if not all(_url_allowed(policy, tag, attribute, url) for url in urls):
+        if urls is None or not all(_url_allowed(policy, tag, attribute, url) for url in urls):
             return None
     if attribute == "style" and CSS_LOADS.search(value):
         return None
@@ -471,6 +530,8 @@ def _why(tag: str, name: str, value: str, policy: Policy) -> tuple[str, str, lis
         return "script", f"a {scheme_of(value) or 'javascript'}: URL", []
     if name in URL_ATTRIBUTES or name in ELSEWHERE:
         urls = _urls(name, value)
+        if urls is None:  # a srcset whose candidates are not URLs with a width or density
+            return "attribute", "", []
         hosts = [host for url in urls if (host := host_of(url)) and host not in policy.hosts]
         if any(scheme_of(url) == "data" for url in urls):
             return "scheme", "data:", []
