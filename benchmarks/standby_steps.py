@@ -66,10 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         "pages out of date, Sphinx": lambda: set(builder.get_outdated_docs()),
         "pages out of date, kb": lambda: set(sphinx_read.outdated_pages(builder)),
         "standby still current": lambda: still_current(app, made_from),
-        "  its scans of the sources": lambda: [
+        "  its scans of the sources, each whole": lambda: [
             scan() == found for scan, found in build_state(app).source_scans.values()
         ],
     }
+    for scan_name, (scan, _) in build_state(app).source_scans.items():
+        steps[f"    {scan_name}"] = scan
     seconds: dict[str, list[float]] = {name: [] for name in steps}
     for _ in range(args.runs):
         answers = {}

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from sitebuild import BuiltOnce, copy_root, warm_worker
 from test_output import site_files, wait_for_background_index
 
+from kb.checks.bounded import DEFAULT_LIMIT
 from kb.cli.serve import build_folders, sphinx_arguments
 from kb.core.ablog import matched_posts
 from kb.core.catalog import make_ahead as catalog_ahead
@@ -141,6 +142,9 @@ def test_a_post_added_or_removed_keeps_it_with_the_posts_matched_again(prepared,
         "configuration",
         "image",
         "post made a draft",
+        "draft published",
+        "post grown past the size limit",
+        "post replaced by a link out of the repository",
         "another build",
     ],
 )
@@ -151,13 +155,16 @@ def test_any_other_change_discards_the_prepared_application(prepared, change, re
     date_line = next(line for line in text.splitlines() if line.startswith("date:"))
     if change == "added draft":
         (site / "posts/post-28.md").write_text(text.replace(date_line, "date: 2999-01-01"))
-    elif change == "deleted draft":
+    elif change in ("deleted draft", "draft published"):
         _edit(post, date_line, "date: 2999-01-01")
         prepared.close()
         prepared = Prepared(site)  # made with the draft
         request.addfinalizer(prepared.close)
         assert prepared.still_current()
-        post.unlink()
+        if change == "deleted draft":
+            post.unlink()
+        else:
+            _edit(post, "date: 2999-01-01", date_line)
     elif change == "added post and its image":
         (site / "posts/post-28.md").write_text(text)
         (site / "posts/post-28.png").write_bytes(b"\x89PNG not really")
@@ -172,6 +179,13 @@ def test_any_other_change_discards_the_prepared_application(prepared, change, re
     elif change == "post made a draft":
         # A document's text, but a step read it before the environment loaded: the drafts.
         _edit(post, date_line, "date: 2999-01-01")
+    elif change == "post grown past the size limit":
+        _edit(post, "# Post 14", "# Post 14\n\n" + "x" * DEFAULT_LIMIT)
+    elif change == "post replaced by a link out of the repository":
+        outside = site.parent / "outside.md"
+        outside.write_text(text, encoding="utf-8")
+        post.unlink()
+        post.symlink_to(outside)
     elif change == "another build":
         # make html in another terminal while kb serve waits, after an edit that alone would
         # keep the application: the saved state changed under it.

@@ -97,25 +97,77 @@ def unsafe_sources(
     (``exclude_patterns``): nothing in them is refused. It is asked only about what would be
     refused, and about the folders above it (matching every path of a thousand posts against
     a site's patterns cost more than the walk)."""
-    root = Path(os.path.realpath(root))
-    found = Unsafe()
-    seen: set[str] = set()
-    pending: list[tuple[Path, str]] = []
-    for name in post_folders(patterns):  # a folder's path relative to the root
-        if name and os.path.islink(root / name):
-            _judge_link(root, root / name, name, suffixes, limit, found, pending)
-        else:
-            pending.append((root / name, name))
-    while pending:
-        folder, relative = pending.pop()
-        real = os.path.realpath(folder)
-        if real in seen or not os.path.isdir(folder):
-            continue
-        seen.add(real)
+    return UnsafeScan(root, patterns, suffixes, limit, excluded)()
+
+
+@dataclass(frozen=True)
+class UnsafeScan:
+    """:func:`unsafe_sources` as a scan that can also be run again knowing what was saved since
+    (``kb serve``'s standby: :func:`kb.core.finding.found_again`)."""
+
+    root: str | os.PathLike
+    patterns: object
+    suffixes: tuple[str, ...]
+    limit: int = DEFAULT_LIMIT
+    excluded: Callable[[str], bool] = lambda relpath: False
+
+    @property
+    def folders(self) -> list[str]:
+        """The folders whose files the walk looks at (and their folders, all the way down)."""
+        return post_folders(self.patterns)
+
+    def __call__(self) -> Unsafe:
+        root = Path(os.path.realpath(self.root))
+        found = Unsafe()
+        seen: set[str] = set()
+        pending: list[tuple[Path, str]] = []
+        for name in self.folders:  # a folder's path relative to the root
+            if name and os.path.islink(root / name):
+                self._judge_link(root, root / name, name, found, pending)
+            else:
+                pending.append((root / name, name))
+        while pending:
+            folder, relative = pending.pop()
+            real = os.path.realpath(folder)
+            if real in seen or not os.path.isdir(folder):
+                continue
+            seen.add(real)
+            self._walk_folder(root, folder, relative, found, pending)
+        return self._without_excluded(found)
+
+    def again(self, found: Unsafe, saved: Iterable[str]) -> Unsafe:
+        """What a walk finds now, from what it ``found`` when, since, no file under
+        :attr:`folders` came or went, none of them is a link to a folder, and only the files
+        ``saved`` (relative paths, with ``/``) changed: each folder holding a saved file is
+        walked again, on its own, and its entries judged again."""
+        root = Path(os.path.realpath(self.root))
+        # Any entry may be judged (a link of any name): the folder of each saved file.
+        folders = {
+            relpath.rpartition("/")[0]
+            for relpath in saved
+            if any(_inside(relpath, folder) for folder in self.folders)
+        }
+        if not folders:
+            return found
+        # The folder's own entries are judged again (a file within a folder it holds stays).
+        kept = [path for path in found.left_out if path.rpartition("/")[0] not in folders]
+        now = Unsafe(kept, {path: list(found.problems[path]) for path in kept})
+        pending: list[tuple[Path, str]] = []
+        for relative in sorted(folders):
+            self._walk_folder(root, root / relative, relative, now, pending)
+        if any(os.path.islink(folder) for folder, _ in pending):
+            return self()  # a folder became a link: the stamps did not see into it
+        return self._without_excluded(now)
+
+    def _walk_folder(
+        self, root: Path, folder: Path, relative: str, found: Unsafe, pending: list
+    ) -> None:
+        """Judge the entries of one folder; the folders in it are left in ``pending``."""
+        suffixes = self.suffixes
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError:
-            continue
+            return
         stems: dict[str, str] = {}  # a page's name in this folder -> the file Sphinx reads
         for entry in entries:
             relpath = f"{relative}/{entry.name}" if relative else entry.name
@@ -127,18 +179,29 @@ def unsafe_sources(
                     continue
                 stems[stem] = relpath
             if entry.is_symlink():
-                _judge_link(root, Path(entry.path), relpath, suffixes, limit, found, pending)
+                self._judge_link(root, Path(entry.path), relpath, found, pending)
             elif entry.is_dir(follow_symlinks=False):
                 pending.append((Path(entry.path), relpath))
             elif entry.name.endswith(suffixes):
-                _judge_file(entry.stat(follow_symlinks=False), relpath, limit, found)
-    for relpath in list(found.left_out):
-        parts = relpath.split("/")
-        if any(excluded("/".join(parts[:n])) for n in range(1, len(parts) + 1)):
-            found.left_out.remove(relpath)  # Sphinx never reads it anyway
-            del found.problems[relpath]
-    found.left_out.sort()
-    return found
+                _judge_file(entry.stat(follow_symlinks=False), relpath, self.limit, found)
+
+    def _judge_link(self, root: Path, path: Path, relpath: str, found, pending) -> None:
+        _judge_link(root, path, relpath, self.suffixes, self.limit, found, pending)
+
+    def _without_excluded(self, found: Unsafe) -> Unsafe:
+        excluded = self.excluded
+        for relpath in list(found.left_out):
+            parts = relpath.split("/")
+            if any(excluded("/".join(parts[:n])) for n in range(1, len(parts) + 1)):
+                found.left_out.remove(relpath)  # Sphinx never reads it anyway
+                del found.problems[relpath]
+        found.left_out.sort()
+        return found
+
+
+def _inside(relpath: str, folder: str) -> bool:
+    """Whether ``relpath`` lies in ``folder`` (both relative, with ``/``; ``""`` the root)."""
+    return not folder or relpath.startswith(f"{folder}/")
 
 
 def _judge_link(root: Path, path: Path, relpath: str, suffixes, limit, found, pending) -> None:

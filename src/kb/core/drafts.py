@@ -19,14 +19,16 @@ no draft. A draft is still checked on every build (:mod:`kb.core.validation`), a
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from functools import partial
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..checks.dates import ABLOG_DATE_FORMAT
 from ..checks.schedule import UNDATED, file_day, today
+from ..checks.sourcefiles import post_folders
 from ..upstream.ablog import pattern_matches
 from . import events
 from .fileio import file_version
@@ -45,13 +47,49 @@ def publish_cutoff() -> datetime:
 def draft_sources(srcdir: str, patterns, date_format: str = ABLOG_DATE_FORMAT) -> list[str]:
     """Paths (relative to ``srcdir``) of the posts matching ``patterns`` (ablog's
     ``blog_post_pattern``) that are dated after today, or not dated."""
+    return DraftScan(srcdir, patterns, date_format)()
+
+
+@dataclass
+class DraftScan:
+    """:func:`draft_sources` as a scan that can also be run again knowing what was saved since
+    (``kb serve``'s standby: :func:`kb.core.finding.found_again`)."""
+
+    srcdir: str
+    patterns: object
+    date_format: str = ABLOG_DATE_FORMAT
+    #: Each post's day, by its relative path, as the last whole scan read it.
+    days: dict[str, date | str | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def folders(self) -> list[str]:
+        """The folders whose files the scan reads (and their folders, all the way down)."""
+        return post_folders(self.patterns)
+
+    def __call__(self) -> list[str]:
+        self.days = {
+            relpath: self._day(relpath) for relpath in pattern_matches(self.srcdir, self.patterns)
+        }
+        return _drafts(self.days)
+
+    def again(self, found: list[str], saved: Collection[str]) -> list[str]:
+        """The drafts now, from the last whole scan's days, when since then no file under
+        :attr:`folders` came or went and only the files ``saved`` changed: their days are read
+        again, and today is today (a post dated tomorrow is no draft after midnight)."""
+        days = self.days
+        return _drafts({path: self._day(path) if path in saved else days[path] for path in days})
+
+    def _day(self, relpath: str) -> date | str | None:
+        return _known_day(os.path.join(self.srcdir, relpath), self.date_format)
+
+
+def _drafts(days: dict[str, date | str | None]) -> list[str]:
     last = today()
-    drafts = set()
-    for relpath in pattern_matches(srcdir, patterns):
-        day = _known_day(os.path.join(srcdir, relpath), date_format)
-        if day == UNDATED or (isinstance(day, date) and day > last):
-            drafts.add(relpath)
-    return sorted(drafts)
+    return sorted(
+        relpath
+        for relpath, day in days.items()
+        if day == UNDATED or (isinstance(day, date) and day > last)
+    )
 
 
 #: Each post's day as :func:`file_day` read it, by its path and date format, with the file's
@@ -81,9 +119,7 @@ def _find_drafts(app: Sphinx, config) -> None:
     state.draft_sources = []
     if config.kb_drafts:
         return
-    scan = partial(
-        draft_sources, str(app.srcdir), config.blog_post_pattern, config.post_date_format
-    )
+    scan = DraftScan(str(app.srcdir), config.blog_post_pattern, config.post_date_format)
     drafts = state.draft_sources = scanned(app, "drafts", scan)
     if drafts:
         logger.info(

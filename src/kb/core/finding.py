@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
-from functools import partial
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -31,7 +31,7 @@ from ..checks.bounded import DEFAULT_LIMIT
 from ..checks.ignored import ignored_sources
 from ..checks.messages import say
 from ..checks.sitechecks import DOC_SUFFIXES
-from ..checks.sourcefiles import excluded_by, unsafe_sources
+from ..checks.sourcefiles import UnsafeScan, excluded_by
 from ..upstream.sphinx import has_saved_environment
 from . import ablog, events
 from .state import build_state
@@ -44,10 +44,46 @@ T = TypeVar("T")
 def scanned(app: Sphinx, name: str, scan: Callable[[], T]) -> T:
     """What ``scan`` (a step that reads the source folder before the environment loads) finds,
     remembered with it: an application made ahead of a change is used only if every such scan
-    finds the same again (:mod:`kb.incremental.standby`)."""
+    finds the same again (:mod:`kb.incremental.standby`, through :func:`found_again`)."""
     found = scan()
     build_state(app).source_scans[name] = (scan, found)
     return found
+
+
+@dataclass(frozen=True)
+class SinceScanned:
+    """What changed in the source folder since the scans ran, where ``kb serve``'s standby
+    can tell from its stamps: no file came or went; the files ``saved`` (relative paths, with
+    ``/``) changed; and the stamps did not look into the ``unseen`` folders (or links to
+    folders), whose files may have changed too."""
+
+    saved: frozenset[str]
+    unseen: tuple[str, ...]
+
+    def sees_all_of(self, folders: Iterable[str]) -> bool:
+        """Whether the stamps looked at every file under each of ``folders`` (``""`` the
+        source folder)."""
+        return not any(
+            _inside(unseen, folder) or _inside(folder, unseen)
+            for unseen in self.unseen
+            for folder in folders
+        )
+
+
+def found_again(scan: Callable[[], T], found: T, since: SinceScanned | None) -> T:
+    """What ``scan``, which found ``found``, finds now. A scan that reads only the files under
+    its ``folders`` (each looked at by the stamps) and has an ``again(found, saved)`` is told
+    which files were saved instead of reading every file again (at 10,000 posts, the drafts
+    and the unsafe sources took 0.11 s of each edit); any other scan, or where ``since`` is
+    None (files came or went), runs whole."""
+    again = getattr(scan, "again", None)
+    if since is None or again is None or not since.sees_all_of(getattr(scan, "folders", [""])):
+        return scan()
+    return again(found, since.saved)
+
+
+def _inside(relpath: str, folder: str) -> bool:
+    return not folder or relpath == folder or relpath.startswith(f"{folder}/")
 
 
 def leave_out(app: Sphinx, relpaths) -> None:
@@ -76,8 +112,7 @@ def _leave_out_unsafe(app: Sphinx, config) -> None:
     limit = getattr(config, "kb_max_file_bytes", DEFAULT_LIMIT)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         limit = DEFAULT_LIMIT  # reported as a configuration error at builder-inited
-    scan = partial(
-        unsafe_sources,
+    scan = UnsafeScan(
         app.srcdir,
         config.blog_post_pattern,
         (*DOC_SUFFIXES, *suffixes),

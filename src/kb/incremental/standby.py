@@ -19,7 +19,9 @@ holds when what it was made from is unchanged, except for the text of documents 
 * every step that read the source folder's contents while the application was made (what is
   left out as unsafe, the drafts, the files of a post's folder, the posts whose names
   Sphinx cannot find; each recorded with :func:`kb.core.finding.scanned`) finds the same
-  again, the posts as they are now.
+  again, the posts as they are now. Where no file came or went, a scan that can be told what
+  was saved (the drafts, the unsafe sources) reads only that
+  (:func:`kb.core.finding.found_again`).
 
 When it is used, Sphinx's questions before the read, answered while the author read
 (:class:`kb.upstream.sphinx_read.AnsweredAhead`), are told which documents may have changed
@@ -47,6 +49,7 @@ from sphinx.application import Sphinx
 
 from ..core.ablog import match_posts_again, matched_posts
 from ..core.fileio import file_version, walk_files
+from ..core.finding import SinceScanned, found_again
 from ..core.state import build_state
 from ..upstream.sphinx_read import source_relpaths
 
@@ -90,14 +93,16 @@ def still_current(app: Sphinx, made_from: Inputs) -> bool:
     if any(app.env.path2doc(srcdir / path) not in documents for path in changed):
         return False
     state = build_state(app)
-    if not all(scan() == found for scan, found in state.source_scans.values()):
-        return False
+    skipped = [path.removesuffix("/") for path in now.sources if path.endswith("/")]
+    since = None if came or went else SinceScanned(frozenset(changed), tuple(skipped))
+    for scan, found in state.source_scans.values():
+        if found_again(scan, found, since) != found:
+            return False
     if state.questions_ahead is not None:
         unchanged = kept.difference(changed)
         # Every file outside the folders the stamps skip is the file it was, by name and as
         # readable: the documents are looked for again only in those folders.
         alike = not (came or went) and all(os.access(srcdir / path, os.R_OK) for path in changed)
-        skipped = [path.removesuffix("/") for path in now.sources if path.endswith("/")]
         touched = _not_known_unchanged(app, unchanged)
         state.questions_ahead.changed_since(touched, skipped if alike else None)
     return True
@@ -180,9 +185,16 @@ def source_stamps(srcdir, outdir, doctreedir) -> dict[str, Stamp]:
 
     for name, entry in walk_files(srcdir, descend):
         stamps[name] = _stamp(entry)
-        if entry.is_symlink() and entry.is_dir():
+        if entry.is_symlink() and _is_folder(entry):
             stamps[name + "/"] = SKIPPED_FOLDER
     return stamps
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a loop of links: no folder (the build refuses it, at its line 1)
+        return False
 
 
 def state_stamps(app: Sphinx) -> dict[str, Stamp]:
