@@ -15,9 +15,10 @@ post's body, a new post, the deletion of that post):
   page alone (or, after the delete, nowhere). The search index follows the build in the
   background.
 
-Before each change it waits for the search index of the previous one and for the other
-servers to be idle (their next build's application made: they would otherwise take this
-change's processors), then ``--pause`` seconds (the author reading). Medians of ``--edits``
+Before each change it waits for the search index of the previous one and for every server to
+be idle (its next build's application made: the others' would otherwise take this change's
+processors, and this one's is what the author's save is built with; how long it took after
+the search is reported), then ``--pause`` seconds (the author reading). Medians of ``--edits``
 rounds, the modes taking turns (warm, unprepared, cold, warm, ...) so that a change in the
 machine's load hits all of them alike; each ratio is paired by round.
 
@@ -333,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"initial build of the {mode} copy: {initial_build(src, checkouts[mode]):.1f} s")
         times = {(mode, kind): [] for mode in args.modes for kind in args.changes}
         memory: dict[str, list[float]] = {mode: [] for mode in args.modes}
+        readiness: dict[str, list[float]] = {mode: [] for mode in args.modes}
         servers = {}
         for offset, mode in enumerate(args.modes):
             port = args.port + offset
@@ -346,9 +348,14 @@ def main(argv: list[str] | None = None) -> int:
                     wait_for_background_search(
                         *(src / "_build" / "html" for src in sources.values()), limit=300.0
                     )
-                    # The other servers' standbys are made: they do not take this change's
+                    # Every server's standby is made: the others' do not take this change's
                     # processors (the first round came while the last server started was
-                    # still making its own).
+                    # still making its own), and this one's is what the author saves to.
+                    # How long this one took after the search is kept: a save sooner is
+                    # built with an application made after it (mode ``unprepared``).
+                    started = time.monotonic()
+                    servers[mode].wait_quiet()
+                    readiness[mode].append(time.monotonic() - started)
                     for other, server in servers.items():
                         if other != mode:
                             server.wait_quiet()
@@ -375,6 +382,10 @@ def main(argv: list[str] | None = None) -> int:
         print("| --- | --- | --- | --- |")
         for mode, sizes in memory.items():
             print(f"| {mode} | {sizes[0]:.0f} MB | {sizes[-1]:.0f} MB | {max(sizes):.0f} MB |")
+        print("\n| kb serve | its standby made, after the search found the last change |")
+        print("| --- | --- |")
+        for mode, seconds in readiness.items():
+            print(f"| {mode} | {spread(seconds)} (quiet for half a second, counted) |")
         print("\nMedian (min–max) of each; ratios paired by round:\n")
         for kind in args.changes:
             for other in args.modes:
@@ -389,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
                 "posts": args.posts,
                 "times": {f"{mode} {kind}": runs for (mode, kind), runs in times.items()},
                 "memory_mb": memory,
+                "quiet_after_search_s": readiness,
             }
             Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
     finally:
