@@ -9,7 +9,9 @@ site are timed on identical input.
 
 from __future__ import annotations
 
+import collections
 import random
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -252,6 +254,22 @@ def add_post(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(post.text, encoding="utf-8")
     return path
+
+
+def rewrite_post(path: Path, number: int) -> str:
+    """Add a paragraph at the end of the body that names the post's three most frequent long
+    words again, as an author adding to what the post is about would: its counts of frequent
+    words change (kb's related lists, made from them, are computed again), unlike
+    :func:`edit_post`'s sentence, whose words stay the same from one edit to the next. The
+    paragraph holds a new word (:func:`edit_word`), which is returned."""
+    text = path.read_text(encoding="utf-8")
+    body = text.split("\n---\n", 1)[-1]
+    counts = collections.Counter(re.findall(r"[a-z][a-z0-9]{5,}", body.lower()))
+    frequent = [word for word, _ in counts.most_common(3)]
+    word = edit_word(number)
+    paragraph = " ".join([*frequent, *frequent[:1]]) + f" were revised ({word})."
+    path.write_text(text.rstrip("\n") + f"\n\n{paragraph.capitalize()}\n", encoding="utf-8")
+    return word
 
 
 def edit_word(number: int) -> str:

@@ -155,7 +155,7 @@ class Server:
             self.process.wait()
 
 
-CHANGES = ("edit", "add", "delete")
+CHANGES = ("edit", "rewrite", "add", "delete")
 
 
 @dataclass
@@ -232,17 +232,25 @@ async def time_change(port: int, change: Change, limit: float = 600.0) -> dict[s
 
 
 def make_change(kind: str, src: Path, port: int, round_number: int, site) -> Change:
-    """The round's ``kind`` of change to the copy at ``src``: an edit of the middle post, a new
-    post (the newest), or the deletion of the post that round added."""
+    """The round's ``kind`` of change to the copy at ``src``: an edit of the middle post (a
+    sentence, or a paragraph that changes its frequent words), a new post (the newest), or
+    the deletion of the post that round added."""
     base = f"http://127.0.0.1:{port}/"
     bundle = src / "_build/html/pagefind"
-    if kind == "edit":
+    if kind in ("edit", "rewrite"):
         post = src / site.posts[len(site.posts) // 2].relative_to(site.src)
-        word = corpus.edit_word(round_number)
+        # A sentence changed (its words the same from one edit to the next), or a paragraph
+        # added that counts frequent words again; each with a word of its own.
+        change, number = (
+            (corpus.edit_post, round_number)
+            if kind == "edit"
+            else (corpus.rewrite_post, 100_000 + round_number)
+        )
+        word = corpus.edit_word(number)
         page = post.relative_to(src).with_suffix(".html").as_posix()
 
         def edit() -> None:
-            corpus.edit_post(post, round_number)  # writes edit_word(round_number)
+            change(post, number)
 
         return Change(
             edit,
@@ -289,8 +297,10 @@ def main(argv: list[str] | None = None) -> int:
         "--changes",
         nargs="+",
         choices=CHANGES,
-        default=list(CHANGES),
-        help="what each round does, in this order (edit add delete)",
+        default=["edit", "add", "delete"],
+        help="what each round does, in this order (edit add delete); rewrite: an edit that"
+        " changes the post's frequent words (a paragraph added), so that the related lists"
+        " are computed again",
     )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
