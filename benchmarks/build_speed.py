@@ -242,6 +242,9 @@ def prepare(site: Site, mode: str) -> str | None:
     elif mode in ("edit", "edit-preview", UNSHARDED_MODE):
         site.edits += 1
         return corpus.edit_post(site.posts[len(site.posts) // 2], site.edits)
+    elif mode == "rewrite":  # an edit that changes the post's frequent words (corpus.py)
+        site.edits += 1
+        return corpus.rewrite_post(site.posts[len(site.posts) // 2], 100_000 + site.edits)
     elif mode in ("add", "add-preview"):
         site.added += 1
         site.posts.append(corpus.add_post(site.src, site.added, site.authors, site.categories))

@@ -41,7 +41,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 import build_speed  # noqa: E402
 import corpus  # noqa: E402
 
-MODES = ("no-change", "edit", "add")
+#: ``rewrite``: an edit that changes the post's frequent words (a paragraph added), which makes
+#: kb compute the related lists again; ``edit`` changes one sentence whose words stay the same
+#: from one round to the next.
+MODES = ("no-change", "edit", "rewrite", "add")
 #: A one-post edit as ``kb serve`` builds it (``--warm``): in a child of a warm worker.
 WARM = "edit, warm worker"
 # Sphinx has no setting for it; kb turns its search off the same way (kb.search.marking).
