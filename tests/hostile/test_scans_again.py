@@ -122,7 +122,7 @@ def site(tmp_path, monkeypatch):
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(changes=st.lists(st.lists(saves, min_size=1, max_size=4), min_size=1, max_size=3))
 def test_a_scan_told_what_was_saved_finds_what_a_whole_scan_finds(site, changes):
