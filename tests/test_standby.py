@@ -366,9 +366,12 @@ def _assert_same_as_clean_build(site: Path, clean: Path) -> None:
     """Every file a reader can fetch from ``site``'s output is the file a clean build of the
     same sources (copied to ``clean``) writes."""
     clean.mkdir()
-    for path in site.rglob("*"):
+    # Not into _build: the search indexer's staging folders come and go there (a walk into
+    # one that was removed under it failed this test once).
+    tops = [top for top in site.iterdir() if top.name != "_build"]
+    for path in [*tops, *(path for top in tops if top.is_dir() for path in top.rglob("*"))]:
         relative = path.relative_to(site)
-        if relative.parts[0] != "_build" and path.is_file():
+        if path.is_file():
             (clean / relative).parent.mkdir(parents=True, exist_ok=True)
             (clean / relative).write_bytes(path.read_bytes())
     _build_with_worker(clean)
