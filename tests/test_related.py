@@ -34,7 +34,14 @@ from hypothesis import strategies as st
 from test_incremental import build, clean_build, retitle
 
 from kb.core.posts import Label, Post
-from kb.pages.related import related_lists, similarity, top_terms, vectors
+from kb.pages import related as related_module
+from kb.pages.related import (
+    related_lists,
+    related_lists_again,
+    similarity,
+    top_terms,
+    vectors,
+)
 
 
 def related(outdir: Path, name: str) -> list[str]:
@@ -137,6 +144,30 @@ def test_an_edit_rewrites_only_the_pages_that_show_it(tmp_path: Path, rootdir: P
         assert page.read_bytes() == (clean / "posts" / f"{name}.html").read_bytes()
 
 
+@pytest.mark.slow
+def test_an_edit_of_how_often_a_post_uses_its_words_makes_only_some_lists_again(
+    tmp_path: Path, rootdir: Path, monkeypatch
+) -> None:
+    srcdir = tmp_path / "site"
+    shutil.copytree(rootdir / "test-related", srcdir)
+    build(srcdir, srcdir / "_build")
+    post = srcdir / "posts" / "t1y.md"
+    post.write_text(post.read_text() + "\nTensor tiles: copies of tiles.\n")  # the same words
+    made: list[str] = []
+    whole, again = related_module.related_lists, related_module.related_lists_again
+    monkeypatch.setattr(
+        related_module, "related_lists", lambda *a: made.append("whole") or whole(*a)
+    )
+    monkeypatch.setattr(
+        related_module, "related_lists_again", lambda *a: made.append("again") or again(*a)
+    )
+    outdir = build(srcdir, srcdir / "_build")
+    assert made == ["again"]
+    clean = clean_build(srcdir, tmp_path / "clean")
+    for page in sorted((clean / "posts").glob("*.html")):
+        assert (outdir / "posts" / page.name).read_bytes() == page.read_bytes(), page.name
+
+
 def _naive_lists(posts: list[Post], terms: dict, count: int) -> dict[str, list[str]]:
     """The module's order, written as one sort of every other post (slow, plainly right)."""
     vector = vectors({p.docname: terms.get(p.docname, ()) for p in posts})
@@ -183,3 +214,49 @@ def test_the_lists_are_those_of_one_plain_sort(specs, count) -> None:
         posts.append(_post(name, day, sorted(tags), sorted(category), series))
         terms[name] = top_terms(" ".join(words))
     assert related_lists(posts, terms, count) == _naive_lists(posts, terms, count)
+
+
+#: The words of the posts whose lists are made again: more than the tags, so that the text
+#: often decides.
+WORDS = ["warp", "tile", "fp8", "tma", "shuffle", "gemm", "swizzle", "epilogue"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 4),  # day: ties, so that the text decides
+            st.sets(st.sampled_from("abc"), max_size=2),  # tags
+            st.sets(st.sampled_from(["Article", "Notes"]), max_size=1),
+            st.sampled_from(["", "", "s1", "s1", "s2"]),  # series, often longer than a list
+            st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
+        ),
+        min_size=2,
+        max_size=24,
+    ),
+    st.integers(1, 4),
+    st.data(),
+)
+def test_the_lists_made_again_after_one_posts_words_changed_are_the_whole_ones(
+    specs, count, data
+) -> None:
+    """An edit that changes how often a post uses its words (not which): only the lists that
+    could change are made again (related_lists_again), and they are the lists made whole.
+    Few tags, categories and days, so that the text often decides an order."""
+    posts, terms = [], {}
+    for number, (day, tags, category, series, words) in enumerate(specs):
+        name = f"p{number:02d}"
+        posts.append(_post(name, day, sorted(tags), sorted(category), series))
+        terms[name] = top_terms(" ".join(words))
+    before = related_lists(posts, terms, count)
+    edited = data.draw(st.sampled_from(posts)).docname
+    words = [word for word, _ in terms[edited]]
+    more = data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=12))
+    counts = dict(terms[edited])
+    for word in more:
+        counts[word] += 1
+    after = {**terms, edited: top_terms(" ".join(w for w, n in counts.items() for _ in range(n)))}
+    assert {w for w, _ in after[edited]} == set(words)  # the same words, other counts
+    assert related_lists_again(posts, after, count, before, edited) == related_lists(
+        posts, after, count
+    )
