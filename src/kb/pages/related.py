@@ -10,9 +10,11 @@ environment with purge and merge handlers); the lists are computed once per buil
 catalog and those counts, and kept in the doctree folder so that a build whose posts and
 counts are unchanged reuses them. Where one post alone changed, and only how often it uses
 the words it kept, no other post's vector changes: only its own list, and those it was in or
-could now enter, are made again (:func:`related_lists_again`). A list is part of its page (a post part at the "end" slot,
-before the cite block, between markers) and changes only with what it shows, the related
-posts' docnames, titles, dates and links. A page whose list alone changed (a post added or
+could now enter, are made again (:func:`related_lists_again`).
+
+A list is part of its page (a post part at the "end" slot, before the cite block, between
+markers) and changes only with what it shows, the related posts' docnames, titles, dates and
+links. A page whose list alone changed (a post added or
 retitled elsewhere) gets the list replaced in the written page (kb.incremental.freshness.PagePart),
 without Sphinx writing the page again.
 """
