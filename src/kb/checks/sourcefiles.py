@@ -145,7 +145,7 @@ class UnsafeScan:
         folders = {
             relpath.rpartition("/")[0]
             for relpath in saved
-            if any(_inside(relpath, folder) for folder in self.folders)
+            if any(inside(relpath, folder) for folder in self.folders)
         }
         if not folders:
             return found
@@ -199,9 +199,10 @@ class UnsafeScan:
         return found
 
 
-def _inside(relpath: str, folder: str) -> bool:
-    """Whether ``relpath`` lies in ``folder`` (both relative, with ``/``; ``""`` the root)."""
-    return not folder or relpath.startswith(f"{folder}/")
+def inside(relpath: str, folder: str) -> bool:
+    """Whether ``relpath`` is ``folder`` or lies in it (both relative, with ``/``; ``""`` the
+    root)."""
+    return not folder or relpath == folder or relpath.startswith(f"{folder}/")
 
 
 def _judge_link(root: Path, path: Path, relpath: str, suffixes, limit, found, pending) -> None:

@@ -31,7 +31,7 @@ from ..checks.bounded import DEFAULT_LIMIT
 from ..checks.ignored import ignored_sources
 from ..checks.messages import say
 from ..checks.sitechecks import DOC_SUFFIXES
-from ..checks.sourcefiles import UnsafeScan, excluded_by
+from ..checks.sourcefiles import UnsafeScan, excluded_by, inside
 from ..upstream.sphinx import has_saved_environment
 from . import ablog, events
 from .state import build_state
@@ -64,7 +64,7 @@ class SinceScanned:
         """Whether the stamps looked at every file under each of ``folders`` (``""`` the
         source folder)."""
         return not any(
-            _inside(unseen, folder) or _inside(folder, unseen)
+            inside(unseen, folder) or inside(folder, unseen)
             for unseen in self.unseen
             for folder in folders
         )
@@ -80,10 +80,6 @@ def found_again(scan: Callable[[], T], found: T, since: SinceScanned | None) -> 
     if since is None or again is None or not since.sees_all_of(getattr(scan, "folders", [""])):
         return scan()
     return again(found, since.saved)
-
-
-def _inside(relpath: str, folder: str) -> bool:
-    return not folder or relpath == folder or relpath.startswith(f"{folder}/")
 
 
 def leave_out(app: Sphinx, relpaths) -> None:

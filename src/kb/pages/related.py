@@ -14,9 +14,9 @@ could now enter, are made again (:func:`related_lists_again`).
 
 A list is part of its page (a post part at the "end" slot, before the cite block, between
 markers) and changes only with what it shows, the related posts' docnames, titles, dates and
-links. A page whose list alone changed (a post added or
-retitled elsewhere) gets the list replaced in the written page (kb.incremental.freshness.PagePart),
-without Sphinx writing the page again.
+links. A page whose list alone changed (a post added or retitled elsewhere) gets the list
+replaced in the written page (kb.incremental.freshness.PagePart), without Sphinx writing the
+page again.
 """
 
 from __future__ import annotations
@@ -374,22 +374,20 @@ class _TagTiers:
 # -- Once per build -----------------------------------------------------------------------------
 
 
-def _inputs(posts: list[Post], terms: dict, signs: dict) -> str:
-    return digest([_input_of(post, terms, signs) for post in posts])
-
-
-def _input_of(post: Post, terms: dict, signs: dict) -> str:
-    """What the related lists are made from of ``post``: made once a post record (0.04 s a
-    build at 10,000 posts). A record is made again whenever its document is read again, and
-    its terms' sign changes only then; ``kb serve``'s standby makes these for the records it
-    makes ahead (:func:`make_ahead`)."""
-    made = post.__dict__.get("_related_input")
+def _made_of(post: Post, terms: dict, signs: dict) -> list[str]:
+    """What the lists take of ``post``, in three parts kept with them: its name, date, series,
+    tags and categories; which words it kept; how often it uses them (its terms' sign). Made
+    once a post record (a record is made again whenever its document is read again, and its
+    terms change only then); ``kb serve``'s standby makes these for the records it makes
+    ahead (:func:`make_ahead`)."""
+    made = post.__dict__.get("_related_made")
     if made is None:
+        kept = terms.get(post.docname, ())
         sign = signs.get(post.docname)
         if sign is None:  # an environment from before the signs were kept
-            sign = _terms_sign(terms.get(post.docname, ()))
-        made = "\x1e".join([*_identity(post), sign])
-        post.__dict__["_related_input"] = made
+            sign = _terms_sign(kept)
+        made = [digest(_identity(post)), digest(sorted(word for word, _ in kept)), sign]
+        post.__dict__["_related_made"] = made
     return made
 
 
@@ -416,7 +414,7 @@ def make_ahead(app: Sphinx) -> None:
     for _, posts in ahead.records.values():
         for post in posts:
             if not post.section:  # a section post has no page, so no related posts
-                _made_of(post, terms, signs)  # and _input_of
+                _made_of(post, terms, signs)
                 _shown(post)
 
 
@@ -429,9 +427,9 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     terms = env_state(app.env).related_terms
     signs = env_state(app.env).related_signs
     pages = catalog.page_posts  # a section post has no page, so no related posts
-    key = digest([str(count), _inputs(pages, terms, signs)])
-    kept = state.journal.kept(SECTION) if state.journal is not None else None
     made = {post.docname: _made_of(post, terms, signs) for post in pages}
+    key = digest([str(count), *("\x1e".join(parts) for parts in made.values())])
+    kept = state.journal.kept(SECTION) if state.journal is not None else None
     lists = None
     if state.config.incremental:
         lists = _kept_lists(kept, key)
@@ -449,19 +447,6 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
         docname: [post for name in names if (post := catalog.by_docname(name)) is not None]
         for docname, names in lists.items()
     }
-
-
-def _made_of(post: Post, terms: dict, signs: dict) -> list[str]:
-    """What the lists take of ``post``, in three parts kept with them: its name, date, series,
-    tags and categories; which words it kept; how often it uses them (its terms' sign). Made
-    once a post record, as :func:`_input_of`."""
-    made = post.__dict__.get("_related_made")
-    if made is None:
-        sign = _input_of(post, terms, signs).rpartition("\x1e")[2]
-        words = sorted(word for word, _ in terms.get(post.docname, ()))
-        made = [digest(_identity(post)), digest(words), sign]
-        post.__dict__["_related_made"] = made
-    return made
 
 
 def _lists_again(
