@@ -25,6 +25,7 @@ shared tag, all in Article: t1x shares words, t1y and t1z none, so the newer t1z
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ from test_incremental import build, clean_build, retitle
 from kb.core.posts import Label, Post
 from kb.pages import related as related_module
 from kb.pages.related import (
+    _Lists,
     related_lists,
     related_lists_again,
     similarity,
@@ -257,6 +259,12 @@ def test_the_lists_made_again_after_one_posts_words_changed_are_the_whole_ones(
         counts[word] += 1
     after = {**terms, edited: top_terms(" ".join(w for w, n in counts.items() for _ in range(n)))}
     assert {w for w, _ in after[edited]} == set(words)  # the same words, other counts
-    assert related_lists_again(posts, after, count, before, edited) == related_lists(
-        posts, after, count
-    )
+    whole = related_lists(posts, after, count)
+    assert related_lists_again(posts, after, count, before, edited) == whole
+    # From what the lists choose from made before the edit (as kb serve's standby makes it,
+    # of the posts in the order its records come), only the edited post's vector made again.
+    # The build read the edited post again: a new record of it.
+    ahead = _Lists(data.draw(st.permutations(posts)), terms, count)
+    read_again = [replace(post) if post.docname == edited else post for post in posts]
+    assert related_lists_again(read_again, after, count, before, edited, ahead) == whole
+    assert {id(post) for post in ahead.posts} == {id(post) for post in read_again}

@@ -27,9 +27,10 @@ from kb.core.ablog import matched_posts
 from kb.core.catalog import make_ahead as catalog_ahead
 from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
-from kb.core.state import build_state
+from kb.core.state import build_state, env_state
 from kb.incremental.freshness import check_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
+from kb.pages import related as related_module
 from kb.pages.related import make_ahead as related_ahead
 from kb.upstream.sphinx_build import PreparedBuild
 from kb.upstream.sphinx_read import AnsweredAhead
@@ -316,6 +317,39 @@ def test_related_lists_made_ahead_follow_a_post_whose_tags_changed(built_by_the_
         assert made.build.run(save_environment_aside=True) == 0
     finally:
         made.close()
+    wait_for_background_index(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+@pytest.mark.slow
+def test_related_lists_made_ahead_follow_a_post_that_uses_its_words_more(
+    built_by_the_worker, tmp_path, monkeypatch
+):
+    """What the lists choose from is made ahead; an edit that uses a post's most frequent word
+    more (the same words kept) makes only the edited post's vector again, from it, and every
+    page shows what a clean build shows."""
+    site = built_by_the_worker.restore()
+    made = Prepared(site)
+    chosen_from = []
+    again = related_module.related_lists_again
+    monkeypatch.setattr(
+        related_module,
+        "related_lists_again",
+        lambda *a: chosen_from.append(a[5]) or again(*a),
+    )
+    try:
+        catalog_ahead(made.app)
+        related_ahead(made.app)
+        ahead = build_state(made.app).related_ahead
+        word = env_state(made.app.env).related_terms["posts/post-14"][0][0]
+        post = site / "posts/post-14.md"
+        post.write_text(post.read_text() + f"\n{word} {word} {word}\n")
+        _later(post)
+        assert made.still_current()
+        assert made.build.run(save_environment_aside=True) == 0
+    finally:
+        made.close()
+    assert chosen_from == [ahead.lists]
     wait_for_background_index(site)
     _assert_same_as_clean_build(site, tmp_path / "clean")
 

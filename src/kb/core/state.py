@@ -117,6 +117,10 @@ class BuildState:
     # before the read, answered; incremental.standby tells them what changed since, and the
     # standby's build asks them.
     questions_ahead: AnsweredAhead | None = None
+    # pages.related, in kb serve's standby before the change (make_ahead): what the related
+    # lists choose from, taken (and dropped) by the build's lists. A RelatedAhead, typed Any:
+    # pages imports core.
+    related_ahead: Any = None
 
     # -- Freshness (kb.incremental.freshness) -------------------------------------------------
     # Outputs' add_signer in their setup; freshness signs every document with them (env-updated).
