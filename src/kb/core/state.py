@@ -118,7 +118,7 @@ class BuildState:
     # standby's build asks them.
     questions_ahead: AnsweredAhead | None = None
     # pages.related, in kb serve's standby before the change (make_ahead): what the related
-    # lists choose from, taken (and dropped) by the build's lists. A RelatedAhead, typed Any:
+    # lists choose from, taken once (RelatedAhead.take) by the build. A RelatedAhead, typed Any:
     # pages imports core.
     related_ahead: Any = None
 
