@@ -322,12 +322,13 @@ def test_related_lists_made_ahead_follow_a_post_whose_tags_changed(built_by_the_
 
 
 @pytest.mark.slow
-def test_related_lists_made_ahead_follow_a_post_that_uses_its_words_more(
-    built_by_the_worker, tmp_path, monkeypatch
+@pytest.mark.parametrize("edit", ["its most frequent word more", "another post's word, often"])
+def test_related_lists_made_ahead_follow_a_post_whose_words_changed(
+    built_by_the_worker, tmp_path, monkeypatch, edit
 ):
-    """What the lists choose from is made ahead; an edit that uses a post's most frequent word
-    more (the same words kept) makes only the edited post's vector again, from it, and every
-    page shows what a clean build shows."""
+    """What the lists choose from is made ahead; an edit of a post's words (the same words
+    kept, or a new one taken and another dropped) makes the vectors that changed again, from
+    it, and every page shows what a clean build shows."""
     site = built_by_the_worker.restore()
     made = Prepared(site)
     chosen_from = []
@@ -337,19 +338,37 @@ def test_related_lists_made_ahead_follow_a_post_that_uses_its_words_more(
         "related_lists_again",
         lambda *a: chosen_from.append(a[5]) or again(*a),
     )
+    changed_vectors = []
+    edited = related_module._Lists.edited
+    monkeypatch.setattr(
+        related_module._Lists,
+        "edited",
+        lambda *a: changed_vectors.append(edited(*a)) or changed_vectors[-1],
+    )
     try:
         catalog_ahead(made.app)
         related_ahead(made.app)
         ahead = build_state(made.app).related_ahead
-        word = env_state(made.app.env).related_terms["posts/post-14"][0][0]
+        terms = env_state(made.app.env).related_terms
+        kept = terms["posts/post-14"]
+        mine = {term for term, _ in kept}
+        others = sorted(
+            {term for name in terms if name != "posts/post-14" for term, _ in terms[name]}
+        )
+        word = kept[0][0] if edit.startswith("its") else next(t for t in others if t not in mine)
         post = site / "posts/post-14.md"
-        post.write_text(post.read_text() + f"\n{word} {word} {word}\n")
+        post.write_text(post.read_text() + f"\n{' '.join([word] * 9)}\n")
         _later(post)
         assert made.still_current()
         assert made.build.run(save_environment_aside=True) == 0
     finally:
         made.close()
     assert chosen_from == [ahead.lists]
+    # Only the edited post's vector, or also those of the posts that keep a word it dropped.
+    assert len(changed_vectors) == 1 and changed_vectors[0] is not None
+    assert (len(changed_vectors[0]) == 1) == edit.startswith("its")
+    words_now = {term for term, _ in env_state(made.app.env).related_terms["posts/post-14"]}
+    assert (words_now == mine) == edit.startswith("its")
     wait_for_background_index(site)
     _assert_same_as_clean_build(site, tmp_path / "clean")
 

@@ -10,9 +10,10 @@ environment with purge and merge handlers); the lists are computed once per buil
 catalog and those counts, and kept in the doctree folder so that a build whose posts and
 counts are unchanged reuses them. Where one post alone changed, and only how often it uses
 the words it kept, no other post's vector changes: only its own list, and those it was in or
-could now enter, are made again (:func:`related_lists_again`); ``kb serve``'s standby makes what
-the lists choose from while it waits (:func:`make_ahead`), so that such an edit makes only the
-edited post's vector again.
+could now enter, are made again (:func:`related_lists_again`). ``kb serve``'s standby makes
+what the lists choose from while it waits (:func:`make_ahead`): an edit of one post's text
+then makes again only its vector and, where it took or dropped a kept word, the vectors of
+the posts that keep that word, and the lists that can change.
 
 A list is part of its page (a post part at the "end" slot, before the cite block, between
 markers) and changes only with what it shows, the related posts' docnames, titles, dates and
@@ -120,9 +121,13 @@ def vectors(terms: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, dict[str
 def idf(terms: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, float]:
     """Each term's inverse document frequency (smoothed) among these documents' kept terms: it
     changes only with which words each document kept, not with how often it uses them."""
-    documents = len(terms)
     frequency = Counter(term for kept in terms.values() for term, _ in kept)
-    return {term: math.log((1 + documents) / (1 + df)) + 1 for term, df in frequency.items()}
+    return {term: term_idf(df, len(terms)) for term, df in frequency.items()}
+
+
+def term_idf(frequency: int, documents: int) -> float:
+    """The IDF of a term kept by ``frequency`` of ``documents`` documents."""
+    return math.log((1 + documents) / (1 + frequency)) + 1
 
 
 def vector(kept: tuple[tuple[str, int], ...], idf: dict[str, float]) -> dict[str, int]:
@@ -150,20 +155,18 @@ class _Ranking:
     posts (and pairs of vectors, 30 s of adding a post); the sums are the same whole numbers
     :func:`score` gives, and the order the same as sorting by the keys in Python."""
 
-    def __init__(self, posts: list[Post], vector: dict[str, dict[str, int]]) -> None:
+    def __init__(self, posts: list[Post], vectors: list[dict[str, int]]) -> None:
         import numpy  # only when lists are computed: not on a build that reuses them
 
         self.numpy = numpy
-        self.numbers = numbers = {
-            term: n for n, term in enumerate(sorted({t for v in vector.values() for t in v}))
-        }
-        unused = len(numbers)  # pads shorter rows; its weight is always 0
-        width = max((len(v) for v in vector.values()), default=0) or 1
-        self.terms = numpy.full((len(posts), width), unused, dtype=numpy.intp)
-        self.weights = numpy.zeros((len(posts), width), dtype=numpy.int64)
-        for n, post in enumerate(posts):
-            self.set_vector(n, vector[post.docname])
-        self.mine = numpy.zeros(unused + 1, dtype=numpy.int64)  # one post's weight per term
+        self.numbers = {term: n for n, term in enumerate(sorted({t for v in vectors for t in v}))}
+        self.pad = len(self.numbers)  # pads shorter rows; its weight is always 0
+        self.width = max((len(v) for v in vectors), default=0) or 1
+        self.terms = numpy.full((len(posts), self.width), self.pad, dtype=numpy.intp)
+        self.weights = numpy.zeros((len(posts), self.width), dtype=numpy.int64)
+        self.mine = numpy.zeros(self.pad + 1, dtype=numpy.int64)  # one post's weight per term
+        for n, weights in enumerate(vectors):
+            self.set_vector(n, weights)
         names = {
             name: n for n, name in enumerate(sorted({c.name for p in posts for c in p.categories}))
         }
@@ -177,9 +180,17 @@ class _Ranking:
         )
 
     def set_vector(self, me: int, weights: dict[str, int]) -> None:
-        """Post ``me``'s vector; its terms must be among those the ranking was made with, and
-        no more than the longest vector's."""
-        self.terms[me, : len(weights)] = [self.numbers[term] for term in weights]
+        """Post ``me``'s vector, of at most ``width`` terms; a term not numbered yet gets the
+        next number (after the pad's: numbers only match terms, their order means nothing)."""
+        numbers = self.numbers
+        for term in weights:
+            if term not in numbers:
+                numbers[term] = len(numbers) + 1
+        if len(numbers) + 1 > len(self.mine):
+            self.mine = self.numpy.zeros(2 * len(numbers) + 1, dtype=self.numpy.int64)
+        self.terms[me] = self.pad
+        self.weights[me] = 0
+        self.terms[me, : len(weights)] = [numbers[term] for term in weights]
         self.weights[me, : len(weights)] = list(weights.values())
 
     def rows(self, posts) -> Any:
@@ -191,6 +202,19 @@ class _Ranking:
         self.mine[self.terms[me]] = self.weights[me]
         sums = (self.mine[self.terms[rows]] * self.weights[rows]).sum(axis=1)
         self.mine[self.terms[me]] = 0
+        return sums
+
+    def pair_scores(self, rows, others) -> Any:
+        """:func:`score` of each post of ``rows`` with the post at the same place in
+        ``others``, a thousand pairs at a time (each pair compares every term of one with
+        every term of the other)."""
+        numpy = self.numpy
+        sums = numpy.zeros(len(rows), dtype=numpy.int64)
+        for start in range(0, len(rows), 1024):
+            mine, theirs = rows[start : start + 1024], others[start : start + 1024]
+            same = self.terms[mine][:, :, None] == self.terms[theirs][:, None, :]
+            products = self.weights[mine][:, :, None] * self.weights[theirs][:, None, :]
+            sums[start : start + 1024] = (products * same).sum(axis=(1, 2))
         return sums
 
     def best(self, me: int, rows, wanted: int) -> list[tuple[int, int, int]]:
@@ -249,44 +273,32 @@ def related_lists_again(
     ahead: _Lists | None = None,
 ) -> dict[str, list[str]]:
     """:func:`related_lists`, from the lists ``before`` made of the same posts and ``count``,
-    when only the words of post ``changed`` have changed since, and its kept terms are the
-    same words: no term's document frequency changed, so no other post's vector did. Its own
-    list is made again, and another post's only where the edited post could be in it now or
-    was in it: every other list is the same choice among the same keys.
+    when only the words of post ``changed`` have changed since.
 
-    ``ahead``: what the lists choose from (:class:`_Lists`) made before the edit, of the same
-    posts with the same count, names, dates, series, tags, categories and terms, but
-    ``changed``'s terms, in any order (``kb serve``'s standby makes it while it waits,
-    :func:`make_ahead`); only the edited post's vector is then made again.
+    Without ``ahead``, its kept terms must be the same words: no term's document frequency
+    changed, so no other post's vector did. ``ahead`` is what the lists choose from
+    (:class:`_Lists`), made of the posts as they were when ``before`` was made, in any order
+    (``kb serve``'s standby makes it while it waits, :func:`make_ahead`); the edited post may
+    then keep other words, and the vectors of the posts that keep a word it took or dropped
+    change too (:meth:`_Lists.edited`). Only the lists that can change are made again
+    (:meth:`_Lists.again`).
 
-    In an edit at 10,000 posts, every list made again took 1.8 s; the choices made again
-    took 0.55 s more where none was made ahead."""
+    In an edit at 10,000 posts, every list made again took 1.8 s; what they choose from, 0.55 s
+    more where none was made ahead."""
     if ahead is None:
         lists = _Lists(posts, terms, count)
-    else:
-        lists = ahead
-        lists.edited(next(p for p in posts if p.docname == changed), terms[changed])
-    posts = lists.posts
-    number = {post.docname: n for n, post in enumerate(posts)}
-    me = number[changed]
-    ranking = lists.ranking
-    everyone = ranking.numpy.arange(len(posts))
-    text = ranking.scores(me, everyone).tolist()
-    shared_categories = (ranking.categories @ ranking.categories[me]).tolist()
-    again = dict(before)
-    for other, post in enumerate(posts):
-        names = before[post.docname]
-        if (
-            other == me
-            or changed in names
-            or len(names) < count
-            or (post.series and post.series == posts[me].series)
-            or lists.ranks_above(
-                other, me, number[names[-1]], text[other], shared_categories[other]
-            )
-        ):
-            again[post.docname] = lists.of(other)
-    return again
+        return lists.again(before, {lists.number[changed]})
+    post = next(post for post in posts if post.docname == changed)
+    changed_vectors = ahead.edited(post, terms.get(changed, ()))
+    if changed_vectors is None:
+        return related_lists(posts, terms, count)
+    return ahead.again(before, changed_vectors)
+
+
+#: Where more posts' vectors changed (a word many posts keep entered or left the edited
+#: post's), every list is made again: each changed vector is compared with every list's last
+#: entry, and nearly every list would be made again anyway.
+AGAIN_AT_MOST = 200
 
 
 class _Lists:
@@ -298,11 +310,12 @@ class _Lists:
         self, posts: list[Post], terms: dict[str, tuple[tuple[str, int], ...]], count: int
     ) -> None:
         self.posts, self.count = list(posts), count
-        kept = {p.docname: terms.get(p.docname, ()) for p in posts}
-        self.idf = idf(kept)
-        self.ranking = _Ranking(
-            posts, {docname: vector(words, self.idf) for docname, words in kept.items()}
-        )
+        self.number = {post.docname: n for n, post in enumerate(posts)}
+        self.kept = [terms.get(post.docname, ()) for post in posts]
+        self.words = [frozenset(term for term, _ in kept) for kept in self.kept]
+        self.frequency = Counter(term for words in self.words for term in words)
+        self.idf = {term: term_idf(df, len(posts)) for term, df in self.frequency.items()}
+        self.ranking = _Ranking(posts, [vector(kept, self.idf) for kept in self.kept])
         self.tags_of = [frozenset(t.name for t in p.tags) for p in posts]
         self.tagged: dict[str, set[int]] = {}
         self.by_series: dict[str, list[int]] = {}
@@ -313,12 +326,65 @@ class _Lists:
                 self.by_series.setdefault(post.series, []).append(me)
         self.tiers: dict[frozenset, _TagTiers] = {}
 
-    def edited(self, post: Post, kept: tuple[tuple[str, int], ...]) -> None:
-        """``post`` (one of these, by its docname) uses its kept words as often as ``kept``
-        says: the same words, so the same IDF (:func:`related_lists_again`)."""
-        me = next(n for n, other in enumerate(self.posts) if other.docname == post.docname)
-        self.posts[me] = post
-        self.ranking.set_vector(me, vector(kept, self.idf))
+    def edited(self, post: Post, kept: tuple[tuple[str, int], ...]) -> set[int] | None:
+        """``post`` (one of these, by its docname; the same name, date, series, tags and
+        categories) now keeps ``kept``: its vector, and where it took or dropped a word, that
+        word's IDF and the vector of every post that keeps it, are made again, as
+        :func:`vectors` makes them from all the posts. The numbers of the posts whose vectors
+        were made again; None where its vector has more terms than the ranking's rows hold
+        (nothing changed: the lists are made whole)."""
+        if len(kept) > self.ranking.width:
+            return None
+        me = self.number[post.docname]
+        old, new = self.words[me], frozenset(term for term, _ in kept)
+        self.posts[me], self.kept[me], self.words[me] = post, kept, new
+        self.frequency.subtract(old - new)
+        self.frequency.update(new - old)
+        changed_words = old ^ new
+        for term in changed_words:
+            if self.frequency[term] > 0:
+                self.idf[term] = term_idf(self.frequency[term], len(self.posts))
+            else:
+                del self.frequency[term]
+                self.idf.pop(term, None)
+        made_again = {me}
+        if changed_words:
+            made_again |= {
+                n for n, words in enumerate(self.words) if not changed_words.isdisjoint(words)
+            }
+        for n in sorted(made_again):
+            self.ranking.set_vector(n, vector(self.kept[n], self.idf))
+        return made_again
+
+    def again(self, before: dict[str, list[str]], changed: set[int]) -> dict[str, list[str]]:
+        """The lists ``before``, made of these posts when only the posts ``changed`` had other
+        vectors, made again where they can differ: the changed posts' own, and another post's
+        where a changed post was in it, is in its series, could fill a short list, or now
+        ranks above its last entry; every other list is the same choice among the same keys.
+        Every list, where more than :data:`AGAIN_AT_MOST` vectors changed."""
+        posts = self.posts
+        if len(changed) > AGAIN_AT_MOST:
+            return {post.docname: self.of(n) for n, post in enumerate(posts)}
+        names = {posts[n].docname for n in changed}
+        series = {posts[n].series for n in changed if posts[n].series}
+        made_again = set(changed)
+        full: list[int] = []
+        for n, post in enumerate(posts):
+            listed = before[post.docname]
+            if n in changed:
+                continue
+            if len(listed) < self.count or post.series in series or not names.isdisjoint(listed):
+                made_again.add(n)
+            else:
+                full.append(n)
+        if full:
+            lasts = _LastEntries(self, full, before)
+            for candidate in changed:
+                made_again.update(lasts.outranked_by(candidate))
+        again = dict(before)
+        for n in made_again:
+            again[posts[n].docname] = self.of(n)
+        return again
 
     def of(self, me: int) -> list[str]:
         """Post ``me``'s list, as docnames."""
@@ -349,31 +415,69 @@ class _Lists:
             chosen.extend(k[2] for k in ranked if k[0] > 0 or k[1] > 0)
         return [posts[n].docname for n in chosen]
 
-    def ranks_above(self, me: int, candidate: int, last: int, text: int, categories: int) -> bool:
-        """Whether ``candidate``, in no list of ``me``'s series, ranks above ``last`` (the last
-        post of ``me``'s full list) in ``me``'s order: a tier of more shared tags (the posts
-        that share none last), then more shared categories, more similar text, newer, by
-        docname. ``text`` and ``categories`` are what ``candidate`` shares with ``me``."""
-        series = self.posts[me].series
-        if series and self.posts[last].series == series:
-            return False  # the list is all of the series: no other post is in it
-        mine = self.tags_of[me]
 
-        def tier(post: int) -> int:
-            shared = len(self.tags_of[post] & mine)
-            return -shared if shared else 1
+class _LastEntries:
+    """The last entry of each of some posts' full lists, and its key in that post's order (the
+    tier of shared tags, the posts that share none last; shared categories; text score; date;
+    docname), as arrays: whether a post now ranks above it in each list is then a few array
+    operations (one at a time in Python, 40 ms of an edit at 10,000 posts)."""
 
-        ranking = self.ranking
-        if tier(candidate) != tier(last):
-            return tier(candidate) < tier(last)
-        last_categories = int(ranking.categories[last] @ ranking.categories[me])
-        if categories != last_categories:
-            return categories > last_categories
-        last_text = int(ranking.scores(me, ranking.rows([last]))[0])
-        if text != last_text:
-            return text > last_text
-        newer = (ranking.newest_first[candidate], ranking.by_name[candidate])
-        return newer < (ranking.newest_first[last], ranking.by_name[last])
+    def __init__(self, lists: _Lists, owners: list[int], before: dict[str, list[str]]) -> None:
+        ranking, numpy, posts = lists.ranking, lists.ranking.numpy, lists.posts
+        self.lists = lists
+        self.owners = ranking.rows(owners)
+        last = [lists.number[before[posts[n].docname][-1]] for n in owners]
+        self.last = ranking.rows(last)
+        self.tiers = numpy.array(
+            [
+                _tier(len(lists.tags_of[n] & lists.tags_of[m]))
+                for n, m in zip(owners, last, strict=True)
+            ],
+            dtype=numpy.int64,
+        )
+        self.categories = (ranking.categories[self.owners] * ranking.categories[self.last]).sum(1)
+        self.text = ranking.pair_scores(self.owners, self.last)
+        # A list that is all of its post's series: no other post enters it.
+        self.all_series = numpy.array(
+            [
+                bool(posts[n].series) and posts[m].series == posts[n].series
+                for n, m in zip(owners, last, strict=True)
+            ],
+            dtype=bool,
+        )
+
+    def outranked_by(self, candidate: int) -> list[int]:
+        """The owners whose list ``candidate`` (in none of them, in no owner's series) ranks
+        above the last entry of."""
+        lists, owners, last = self.lists, self.owners, self.last
+        ranking, numpy = lists.ranking, lists.ranking.numpy
+        shared = numpy.zeros(len(lists.posts), dtype=numpy.int64)
+        for tag in lists.tags_of[candidate]:
+            shared[ranking.rows(lists.tagged[tag])] += 1
+        shared = shared[owners]
+        tiers = numpy.where(shared > 0, -shared, 1)
+        categories = ranking.categories[owners] @ ranking.categories[candidate]
+        text = ranking.scores(candidate, owners)
+        newer = (ranking.newest_first[candidate] < ranking.newest_first[last]) | (
+            (ranking.newest_first[candidate] == ranking.newest_first[last])
+            & (ranking.by_name[candidate] < ranking.by_name[last])
+        )
+        above = numpy.where(
+            tiers != self.tiers,
+            tiers < self.tiers,
+            numpy.where(
+                categories != self.categories,
+                categories > self.categories,
+                numpy.where(text != self.text, text > self.text, newer),
+            ),
+        )
+        return owners[above & ~self.all_series].tolist()
+
+
+def _tier(shared_tags: int) -> int:
+    """Where a post that shares this many tags comes in a list: more shared tags first, the
+    posts that share none last."""
+    return -shared_tags if shared_tags else 1
 
 
 class _TagTiers:
@@ -461,14 +565,10 @@ class RelatedAhead:
         self.taken = True
         return self
 
-    def matches(self, count: int, made: dict[str, list[str]], changed: str) -> bool:
-        """Whether it was made of the posts of ``made`` with ``count``, all as they are but
-        ``changed``, whose name, date, series, tags, categories and kept words are the same."""
-        if count != self.count or made.keys() != self.made.keys():
-            return False
-        if self.made[changed][:2] != made[changed][:2]:
-            return False
-        return all(self.made[d] == parts for d, parts in made.items() if d != changed)
+    def matches(self, count: int, made_before: dict[str, list[str]]) -> bool:
+        """Whether it was made of the posts the kept lists were made of (``made_before``, what
+        each post's list was made of), with the same ``count``."""
+        return count == self.count and made_before == self.made
 
 
 def make_ahead(app: Sphinx) -> None:
@@ -536,9 +636,9 @@ def _lists_again(
     ahead: RelatedAhead | None,
 ) -> dict[str, list[str]] | None:
     """The lists made again from those an earlier build kept, where the posts are the same and
-    one of them changed only how often it uses its words (an edit of its text that keeps its
-    kept words: :func:`related_lists_again`, from what the standby made ``ahead`` where it
-    matches); None otherwise (they are made whole)."""
+    one of them changed only its text (:func:`related_lists_again`): from what the standby made
+    ``ahead``, where it was made of the posts the kept lists were; otherwise only where the
+    edited post keeps the same words. None in any other case (they are made whole)."""
     if not isinstance(kept, dict) or kept.get("count") != count:
         return None
     before, made_before = _kept_shape(kept.get("lists")), kept.get("posts")
@@ -547,9 +647,11 @@ def _lists_again(
     if before.keys() != made.keys() or any(n not in made for ns in before.values() for n in ns):
         return None
     changed = [docname for docname, parts in made.items() if made_before[docname] != parts]
-    if len(changed) != 1 or made_before[changed[0]][:2] != made[changed[0]][:2]:
+    if len(changed) != 1 or made_before[changed[0]][0] != made[changed[0]][0]:
         return None
-    lists = ahead.lists if ahead is not None and ahead.matches(count, made, changed[0]) else None
+    lists = ahead.lists if ahead is not None and ahead.matches(count, made_before) else None
+    if lists is None and made_before[changed[0]][1] != made[changed[0]][1]:
+        return None  # it keeps other words: other posts' vectors changed, unknown here
     return related_lists_again(posts, terms, count, before, changed[0], lists)
 
 
