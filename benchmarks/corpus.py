@@ -272,6 +272,22 @@ def rewrite_post(path: Path, number: int) -> str:
     return word
 
 
+def reword_post(path: Path, number: int) -> str:
+    """Add a paragraph at the end of the body that uses a new word (:func:`edit_word`, which
+    is returned) more often than the post's fortieth most frequent word: kb keeps it among the
+    post's frequent words and drops another, which other posts keep, so that their related
+    vectors change too (unlike :func:`rewrite_post`, whose words are the post's own)."""
+    text = path.read_text(encoding="utf-8")
+    body = text.split("\n---\n", 1)[-1]
+    counts = collections.Counter(re.findall(r"[a-z][a-z0-9]{2,}", body.lower()))
+    ranked = counts.most_common(40)
+    word = edit_word(number)
+    times = (ranked[-1][1] if ranked else 0) + 1
+    paragraph = f"Revised: {' '.join([word] * times)}."
+    path.write_text(text.rstrip("\n") + f"\n\n{paragraph}\n", encoding="utf-8")
+    return word
+
+
 def edit_word(number: int) -> str:
     """A word no post holds, different for each edit, that no stemmer shortens (consonants)."""
     letters, word = "bcdfghjkmnpqrtvwxz", ""

@@ -155,7 +155,7 @@ class Server:
             self.process.wait()
 
 
-CHANGES = ("edit", "rewrite", "add", "delete")
+CHANGES = ("edit", "rewrite", "reword", "add", "delete")
 
 
 @dataclass
@@ -237,15 +237,16 @@ def make_change(kind: str, src: Path, port: int, round_number: int, site) -> Cha
     the deletion of the post that round added."""
     base = f"http://127.0.0.1:{port}/"
     bundle = src / "_build/html/pagefind"
-    if kind in ("edit", "rewrite"):
+    if kind in ("edit", "rewrite", "reword"):
         post = src / site.posts[len(site.posts) // 2].relative_to(site.src)
-        # A sentence changed (its words the same from one edit to the next), or a paragraph
-        # added that counts frequent words again; each with a word of its own.
-        change, number = (
-            (corpus.edit_post, round_number)
-            if kind == "edit"
-            else (corpus.rewrite_post, 100_000 + round_number)
-        )
+        # A sentence changed (its words the same from one edit to the next), a paragraph
+        # added that counts frequent words again, or one that makes a new word frequent;
+        # each with a word of its own.
+        change, number = {
+            "edit": (corpus.edit_post, round_number),
+            "rewrite": (corpus.rewrite_post, 100_000 + round_number),
+            "reword": (corpus.reword_post, 200_000 + round_number),
+        }[kind]
         word = corpus.edit_word(number)
         page = post.relative_to(src).with_suffix(".html").as_posix()
 
@@ -300,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         default=["edit", "add", "delete"],
         help="what each round does, in this order (edit add delete); rewrite: an edit that"
         " changes the post's frequent words (a paragraph added), so that the related lists"
-        " are computed again",
+        " are computed again; reword: a paragraph that makes a new word one of the post's"
+        " frequent words (another leaves them: other posts' vectors change too)",
     )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
