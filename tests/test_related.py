@@ -330,7 +330,8 @@ def test_a_post_outranks_the_last_entry_of_the_lists_whose_order_puts_it_first(
         if _naive_key(me, candidate, vector) < _naive_key(me, last, vector):
             expected.append(n)
     if owners:
-        found = _LastEntries(lists, owners, made).outranked_by(posts.index(candidate))
+        last = [lists.number[made[posts[n].docname][-1]] for n in owners]
+        found = _LastEntries(lists, owners, last).outranked_by(posts.index(candidate))
         assert sorted(found) == expected
 
 
