@@ -36,13 +36,14 @@ from test_incremental import build, clean_build, retitle
 
 from kb.core.posts import Label, Post
 from kb.pages import related as related_module
-from kb.pages.related import (
-    _LastEntries,
-    _Lists,
+from kb.pages import relatedrank
+from kb.pages.related import top_terms
+from kb.pages.relatedrank import (
+    LastEntries,
+    Lists,
     related_lists,
     related_lists_again,
     similarity,
-    top_terms,
     vectors,
 )
 
@@ -272,7 +273,7 @@ def test_the_lists_made_again_after_one_posts_words_changed_are_the_whole_ones(
     whole = related_lists(posts, after, count)
     assert related_lists_again(posts, after, count, before, edited) == whole
     # The build read the edited post again: a new record of it.
-    ahead = _Lists(data.draw(st.permutations(posts)), terms, count)
+    ahead = Lists(data.draw(st.permutations(posts)), terms, count)
     read_again = [replace(post) if post.docname == edited else post for post in posts]
     assert related_lists_again(read_again, after, count, before, edited, ahead) == whole
     assert {id(post) for post in ahead.posts} == {id(post) for post in read_again}
@@ -292,13 +293,13 @@ def test_the_lists_made_again_from_those_made_ahead_after_any_edit_are_the_whole
     edited = data.draw(st.sampled_from(posts)).docname
     words = data.draw(st.lists(st.sampled_from(WORDS), max_size=10))  # none: an empty post
     after = {**terms, edited: top_terms(" ".join(words))}
-    ahead = _Lists(data.draw(st.permutations(posts)), terms, count)
+    ahead = Lists(data.draw(st.permutations(posts)), terms, count)
     read_again = [replace(post) if post.docname == edited else post for post in posts]
-    kept, related_module.AGAIN_AT_MOST = related_module.AGAIN_AT_MOST, at_most
+    kept, relatedrank.AGAIN_AT_MOST = relatedrank.AGAIN_AT_MOST, at_most
     try:
         again = related_lists_again(read_again, after, count, before, edited, ahead)
     finally:
-        related_module.AGAIN_AT_MOST = kept
+        relatedrank.AGAIN_AT_MOST = kept
     assert again == related_lists(posts, after, count)
 
 
@@ -308,9 +309,9 @@ def test_a_post_outranks_the_last_entry_of_the_lists_whose_order_puts_it_first(
     specs, count, data
 ) -> None:
     """The arrays that tell which lists a post whose vector changed can now enter
-    (_LastEntries) say what comparing the keys of one plain sort says."""
+    (LastEntries) say what comparing the keys of one plain sort says."""
     posts, terms = _posts_and_terms(specs)
-    lists = _Lists(posts, terms, count)
+    lists = Lists(posts, terms, count)
     made = related_lists(posts, terms, count)
     candidate = data.draw(st.sampled_from(posts))
     owners = [
@@ -331,7 +332,7 @@ def test_a_post_outranks_the_last_entry_of_the_lists_whose_order_puts_it_first(
             expected.append(n)
     if owners:
         last = [lists.number[made[posts[n].docname][-1]] for n in owners]
-        found = _LastEntries(lists, owners, last).outranked_by(posts.index(candidate))
+        found = LastEntries(lists, owners, last).outranked_by(posts.index(candidate))
         assert sorted(found) == expected
 
 
@@ -350,5 +351,5 @@ def test_a_post_whose_edit_puts_it_above_a_lists_last_entry_enters_that_list() -
     whole = related_lists(posts, after, 1)
     assert whole["p07"] == ["p06"]
     assert related_lists_again(posts, after, 1, before, "p06") == whole
-    ahead = _Lists(posts, terms, 1)
+    ahead = Lists(posts, terms, 1)
     assert related_lists_again(posts, after, 1, before, "p06", ahead) == whole

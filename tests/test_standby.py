@@ -339,9 +339,9 @@ def test_related_lists_made_ahead_follow_a_post_whose_words_changed(
         lambda *a: chosen_from.append(a[5]) or again(*a),
     )
     changed_vectors = []
-    edited = related_module._Lists.edited
+    edited = related_module.Lists.edited
     monkeypatch.setattr(
-        related_module._Lists,
+        related_module.Lists,
         "edited",
         lambda *a: changed_vectors.append(edited(*a)) or changed_vectors[-1],
     )
