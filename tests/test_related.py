@@ -353,3 +353,19 @@ def test_a_post_whose_edit_puts_it_above_a_lists_last_entry_enters_that_list() -
     assert related_lists_again(posts, after, 1, before, "p06") == whole
     ahead = Lists(posts, terms, 1)
     assert related_lists_again(posts, after, 1, before, "p06", ahead) == whole
+
+
+def test_what_was_made_ahead_is_taken_once_and_only_for_the_posts_the_kept_lists_were_made_of():
+    """The standby's lists are used only where they were made of what the kept lists were made
+    of (the same count, every post's parts the same), and by one build."""
+    posts, terms = _posts_and_terms(
+        [(1, {"a"}, set(), "", ["warp"]), (2, {"a"}, set(), "", ["tile"])]
+    )
+    made = {"p00": ["id0", "words0", "sign0"], "p01": ["id1", "words1", "sign1"]}
+    ahead = related_module.RelatedAhead(3, made, Lists(posts, terms, 3))
+    assert ahead.matches(3, {name: list(parts) for name, parts in made.items()})
+    assert not ahead.matches(4, made)
+    assert not ahead.matches(3, {**made, "p01": ["id1", "words1", "another sign"]})
+    assert not ahead.matches(3, {"p00": made["p00"]})
+    assert ahead.take() is ahead
+    assert ahead.take() is None

@@ -63,17 +63,19 @@ class _Ranking:
     posts (and pairs of vectors, 30 s of adding a post); the sums are the same whole numbers
     :func:`score` gives, and the order the same as sorting by the keys in Python."""
 
-    def __init__(self, posts: list[Post], vectors: list[dict[str, int]]) -> None:
+    def __init__(self, posts: list[Post], post_vectors: list[dict[str, int]]) -> None:
         import numpy  # only when lists are computed: not on a build that reuses them
 
         self.numpy = numpy
-        self.numbers = {term: n for n, term in enumerate(sorted({t for v in vectors for t in v}))}
+        self.numbers = {
+            term: n for n, term in enumerate(sorted({t for v in post_vectors for t in v}))
+        }
         self.pad = len(self.numbers)  # pads shorter rows; its weight is always 0
-        self.width = max((len(v) for v in vectors), default=0) or 1
+        self.width = max((len(v) for v in post_vectors), default=0) or 1
         self.terms = numpy.full((len(posts), self.width), self.pad, dtype=numpy.intp)
         self.weights = numpy.zeros((len(posts), self.width), dtype=numpy.int64)
         self.mine = numpy.zeros(self.pad + 1, dtype=numpy.int64)  # one post's weight per term
-        for n, weights in enumerate(vectors):
+        for n, weights in enumerate(post_vectors):
             self.set_vector(n, weights)
         names = {
             name: n for n, name in enumerate(sorted({c.name for p in posts for c in p.categories}))
@@ -161,7 +163,7 @@ MAX_COMBINED_TAGS = 6
 def related_lists(
     posts: list[Post], terms: dict[str, tuple[tuple[str, int], ...]], count: int
 ) -> dict[str, list[str]]:
-    """Each post's related posts (docnames), best first; see the module's doc for the order.
+    """Each post's related posts (docnames), best first; :mod:`kb.pages.related` says the order.
 
     Every post shares a tag with a quarter of the site or more, so nothing may look at all of
     them for every post (that was quadratic: 0.6 s at 1000 posts, 79 s at 10,000). The tiers
@@ -186,7 +188,8 @@ def related_lists_again(
     Without ``ahead``, its kept terms must be the same words: no term's document frequency
     changed, so no other post's vector did. ``ahead`` is what the lists choose from
     (:class:`Lists`), made of the posts as they were when ``before`` was made, in any order
-    (``kb serve``'s standby makes it while it waits, :func:`make_ahead`); the edited post may
+    (``kb serve``'s standby makes it while it waits, :func:`kb.pages.related.make_ahead`); the
+    edited post may
     then keep other words, and the vectors of the posts that keep a word it took or dropped
     change too (:meth:`Lists.edited`). Only the lists that can change are made again
     (:meth:`Lists.again`).
