@@ -369,3 +369,33 @@ def test_what_was_made_ahead_is_taken_once_and_only_for_the_posts_the_kept_lists
     assert not ahead.matches(3, {"p00": made["p00"]})
     assert ahead.take() is ahead
     assert ahead.take() is None
+
+
+def test_dropping_a_word_many_posts_keep_changes_their_vectors_only_when_its_idf_moves_a_step():
+    """A word's IDF is a whole number of steps: one post dropping a word that many posts keep
+    moves it by much less than a step, mostly not at all, and then no other vector changes."""
+    documents = 60
+    frequencies = [
+        f
+        for f in range(2, documents)
+        if relatedrank.term_idf(f - 1, documents) == relatedrank.term_idf(f, documents)
+    ]
+    moved = [f for f in range(2, documents) if f not in frequencies]
+    assert frequencies and moved
+    for frequency, others_change in ((frequencies[-1], False), (moved[-1], True)):
+        words = [["common", "warp"]] * frequency + [["tile"]] * (documents - frequency)
+        posts, terms = _posts_and_terms(
+            [(1 + n % 4, set(), set(), "", w) for n, w in enumerate(words)]
+        )
+        before = related_lists(posts, terms, 3)
+        ahead = Lists(posts, terms, 3)
+        after = {**terms, "p00": top_terms("warp tile")}  # drops "common", takes "tile"
+        changed = ahead.edited(posts[0], after["p00"])
+        assert changed is not None
+        # "tile" moved too (one more post keeps it); the posts that keep "common" only if it moved.
+        assert (set(range(1, frequency)) <= changed) is others_change
+        assert ahead.again(before, changed) == related_lists(posts, after, 3)
+    assert all(
+        relatedrank.term_idf(f, documents) * relatedrank.IDF_STEPS % 1 == 0
+        for f in range(documents)
+    )

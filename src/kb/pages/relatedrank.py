@@ -17,6 +17,13 @@ from ..core.posts import Post
 #: of products (at most 40 products of at most 2**48 each: exact in 64 bits), the same in any
 #: order, on any machine, and in one array operation for many posts at once.
 SCALE = 2**24
+#: A term's IDF is a whole number of 1/IDF_STEPS. One post taking or dropping a word changes
+#: that word's document frequency by one, and its exact IDF by about 1/frequency: every post
+#: that keeps the word would get another vector, thousands for a common word. In steps, the
+#: IDF moves only when it crosses one (for a word kept by f posts, about IDF_STEPS/f of the
+#: time), so an edit changes about IDF_STEPS vectors on average whatever the word, and the
+#: order is the same as the exact weights' but where two posts are within a step's rounding.
+IDF_STEPS = 16
 
 
 def vectors(terms: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, dict[str, int]]:
@@ -34,8 +41,9 @@ def idf(terms: dict[str, tuple[tuple[str, int], ...]]) -> dict[str, float]:
 
 
 def term_idf(frequency: int, documents: int) -> float:
-    """The IDF of a term kept by ``frequency`` of ``documents`` documents."""
-    return math.log((1 + documents) / (1 + frequency)) + 1
+    """The IDF of a term kept by ``frequency`` of ``documents`` documents, in steps of
+    1/IDF_STEPS (an exact binary fraction: the same on any machine)."""
+    return round((math.log((1 + documents) / (1 + frequency)) + 1) * IDF_STEPS) / IDF_STEPS
 
 
 def vector(kept: tuple[tuple[str, int], ...], idf: dict[str, float]) -> dict[str, int]:
@@ -239,11 +247,11 @@ class Lists:
 
     def edited(self, post: Post, kept: tuple[tuple[str, int], ...]) -> set[int] | None:
         """``post`` (one of these, by its docname; the same name, date, series, tags and
-        categories) now keeps ``kept``: its vector, and where it took or dropped a word, that
-        word's IDF and the vector of every post that keeps it, are made again, as
-        :func:`vectors` makes them from all the posts. The numbers of the posts whose vectors
-        were made again; None where its vector has more terms than the ranking's rows hold
-        (nothing changed: the lists are made whole)."""
+        categories) now keeps ``kept``: its vector, and where it took or dropped a word whose
+        IDF then moved by a step, that IDF and the vector of every post that keeps the word,
+        are made again, as :func:`vectors` makes them from all the posts. The numbers of the
+        posts whose vectors were made again; None where its vector has more terms than the
+        ranking's rows hold (nothing changed: the lists are made whole)."""
         if len(kept) > self.ranking.width:
             return None
         me = self.number[post.docname]
@@ -251,17 +259,20 @@ class Lists:
         self.posts[me], self.kept[me], self.words[me] = post, kept, new
         self.frequency.subtract(old - new)
         self.frequency.update(new - old)
-        changed_words = old ^ new
-        for term in changed_words:
+        reweighed = set()  # the words whose IDF changed, kept by some other post
+        for term in old ^ new:
             if self.frequency[term] > 0:
-                self.idf[term] = term_idf(self.frequency[term], len(self.posts))
-            else:
+                weight = term_idf(self.frequency[term], len(self.posts))
+                if weight != self.idf.get(term):
+                    self.idf[term] = weight
+                    reweighed.add(term)
+            else:  # no post keeps it any more
                 del self.frequency[term]
                 self.idf.pop(term, None)
         made_again = {me}
-        if changed_words:
+        if reweighed:
             made_again |= {
-                n for n, words in enumerate(self.words) if not changed_words.isdisjoint(words)
+                n for n, words in enumerate(self.words) if not reweighed.isdisjoint(words)
             }
         for n in sorted(made_again):
             self.ranking.set_vector(n, vector(self.kept[n], self.idf))
