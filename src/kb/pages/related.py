@@ -1,8 +1,9 @@
 """Related posts: every post's page ends with up to ``kb_related_posts`` (5) other posts.
 
 Ranked by what they share with the post: the same series first, then more shared tags, then
-more shared categories, then more similar text (TF-IDF cosine over the words of the posts),
-then the newer, then by docname, so the order never depends on the machine. Never the post
+more shared categories, then more similar text (TF-IDF cosine over the words of the posts,
+each word's IDF in steps of a sixteenth: :data:`kb.pages.relatedrank.IDF_STEPS`), then the
+newer, then by docname, so the order never depends on the machine. Never the post
 itself, a draft, or a post with nothing in common.
 
 Each post's words are counted once, when it is read (its most frequent terms, kept in the
