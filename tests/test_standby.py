@@ -23,11 +23,13 @@ from test_output import site_files, wait_for_background_index
 
 from kb.checks.bounded import DEFAULT_LIMIT
 from kb.cli.serve import build_folders, sphinx_arguments
+from kb.core import validation as validation_module
 from kb.core.ablog import matched_posts
 from kb.core.catalog import make_ahead as catalog_ahead
 from kb.core.fileio import CRASH_VARIABLE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state, env_state
+from kb.core.validation import check_across_posts_ahead
 from kb.incremental.freshness import check_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
 from kb.pages import related as related_module
@@ -369,6 +371,61 @@ def test_related_lists_made_ahead_follow_a_post_whose_words_changed(
     assert (len(changed_vectors[0]) == 1) == edit.startswith("its")
     words_now = {term for term, _ in env_state(made.app.env).related_terms["posts/post-14"]}
     assert (words_now == mine) == edit.startswith("its")
+    wait_for_background_index(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+@pytest.mark.slow
+def test_the_checks_across_posts_made_ahead_are_reported_again_and_made_again_where_facts_changed(
+    built_by_the_worker, tmp_path, monkeypatch, capfd
+):
+    """The standby checks the posts across the site while it waits; a build whose posts'
+    facts are all the same (a sentence added) takes those problems, and still reports each one
+    and shows its link as text; one whose edit changed a fact the checks read (a link added)
+    checks again."""
+    site = built_by_the_worker.restore()
+    checked = []
+    check_site = validation_module.check_site
+    monkeypatch.setattr(
+        validation_module,
+        "check_site",
+        lambda facts, **kw: checked.append(1) or check_site(facts, **kw),
+    )
+    broken = "See [the notes](missing-notes.md)."
+
+    def standby_build(post: str, addition: str) -> str:
+        made = Prepared(site)
+        try:
+            check_across_posts_ahead(made.app)
+            path = site / "posts" / post
+            path.write_text(path.read_text(encoding="utf-8") + f"\n{addition}\n", encoding="utf-8")
+            _later(path)
+            assert made.still_current()
+            capfd.readouterr()
+            assert made.build.run(save_environment_aside=True) == 0
+        finally:
+            made.close()
+        return capfd.readouterr().err
+
+    def at_the_link(post: str) -> str:
+        lines = (site / "posts" / post).read_text(encoding="utf-8").splitlines()
+        return f"{post}:{next(n for n, line in enumerate(lines, 1) if broken in line)}:"
+
+    # A broken link in post 3, then a sentence in post 14: the problem is found ahead and
+    # reported by the build, which does not check again.
+    warnings = standby_build("post-03.md", broken)
+    assert at_the_link("post-03.md") in warnings
+    checked.clear()
+    warnings = standby_build("post-14.md", "A sentence more.")
+    assert checked == [1]  # ahead only
+    assert at_the_link("post-03.md") in warnings
+    # A broken link added to post 14 changes its facts: checked again, and reported.
+    checked.clear()
+    warnings = standby_build("post-14.md", broken)
+    assert checked == [1, 1]
+    assert at_the_link("post-14.md") in warnings and at_the_link("post-03.md") in warnings
+    page = soup(build_folders(site)[0] / "posts/post-14.html")
+    assert "the notes" in page.get_text() and not page.select('a[href*="missing-notes"]')
     wait_for_background_index(site)
     _assert_same_as_clean_build(site, tmp_path / "clean")
 

@@ -336,6 +336,7 @@ def work_ahead(app) -> None:
 
     from ..core.catalog import make_ahead
     from ..core.state import build_state
+    from ..core.validation import check_across_posts_ahead
     from ..incremental.collector import freeze_while_waiting
     from ..incremental.freshness import check_ahead
     from ..pages.related import make_ahead as related_ahead
@@ -349,6 +350,10 @@ def work_ahead(app) -> None:
     # Each post's related inputs, once per record: what it made before failing is right.
     with contextlib.suppress(Exception):
         related_ahead(app)
+    try:
+        check_across_posts_ahead(app)
+    except Exception:  # noqa: BLE001  (the build checks the posts itself, and reports)
+        state.site_checks_ahead = None
     try:
         # Quietly: the build asks again where the answer may differ, and says what Sphinx says.
         with suppress_logging():

@@ -101,6 +101,10 @@ class BuildState:
     # core.validation at env-updated (300): the old addresses the checks accepted, by docname;
     # core.catalog reads them building the catalog (400).
     allowed_redirects: dict[str, set[str]] = field(default_factory=dict)
+    # core.validation, in kb serve's standby before the change (check_across_posts_ahead): the
+    # checks across posts of the posts before it, taken by the build where nothing they read
+    # changed. A kb.core.validation.SiteChecksAhead, typed Any: that module imports this one.
+    site_checks_ahead: Any = None
 
     # core.fragments: docutils settings for fragment documents (excerpts), made when first
     # asked; read by every fragment it renders.
