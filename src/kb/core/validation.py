@@ -20,6 +20,8 @@ read and before the catalog is built: the redirects they accept are the only one
 output folder. A link to a page that does not exist, or to a draft, is reported by the same
 check as in ``kb check``, at the link's own line and with its "did you mean"; the link becomes
 its text before MyST or Sphinx would warn about it a second time, at the paragraph's line.
+``kb serve``'s standby runs these checks while it waits (:func:`check_across_posts_ahead`); its
+build takes what they found only where nothing they read changed, and reports it the same way.
 """
 
 from __future__ import annotations
