@@ -273,7 +273,7 @@ def _check_across_posts(app: Sphinx, env: BuildEnvironment) -> list[str]:
     if ahead is not None and ahead.inputs == inputs and _same_facts(ahead.facts, facts):
         problems = ahead.problems
     else:
-        problems = _check_site(app, env, facts, inputs)
+        problems = _check_site(env, facts, inputs)
     srcdir = Path(env.srcdir)
     rejected: dict[str, set[str]] = {}
     reported_links: dict[str, set[str]] = {}
@@ -346,7 +346,7 @@ def check_across_posts_ahead(app: Sphinx) -> None:
     drafts = _check_drafts(app, warn=False)
     facts.update(drafts)
     inputs = _SiteInputs.of(app, env, drafts)
-    state.site_checks_ahead = SiteChecksAhead(inputs, facts, _check_site(app, env, facts, inputs))
+    state.site_checks_ahead = SiteChecksAhead(inputs, facts, _check_site(env, facts, inputs))
 
 
 def _posts_facts(env: BuildEnvironment) -> tuple[dict[str, PostFacts], dict[str, str]]:
@@ -365,8 +365,9 @@ def _same_facts(before: dict[str, PostFacts], now: dict[str, PostFacts]) -> bool
 
 
 def _check_site(
-    app: Sphinx, env: BuildEnvironment, facts: dict[str, PostFacts], inputs: _SiteInputs
+    env: BuildEnvironment, facts: dict[str, PostFacts], inputs: _SiteInputs
 ) -> Problems:
+    """:func:`kb.checks.sitechecks.check_site` of ``facts`` and ``inputs``."""
     folder = os.fspath(env.srcdir)
     unread, left_out = inputs.unread, inputs.left_out
     return check_site(
