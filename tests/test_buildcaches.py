@@ -211,13 +211,18 @@ else:
     left = weakref.ref(Cycle())
     frozen = gc.get_freeze_count()
     work_ahead(app)
-    ahead = build_state(app).catalog_ahead
-    print(len(ahead.records) if ahead else 0, left() is None, gc.get_freeze_count() > frozen)
+    state = build_state(app)
+    ahead = state.catalog_ahead
+    made = [state.related_ahead, state.site_checks_ahead, state.questions_ahead]
+    print(
+        len(ahead.records) if ahead else 0, left() is None, gc.get_freeze_count() > frozen,
+        all(part is not None for part in made),
+    )
 app.cleanup()
 """
 
 
-def test_the_standby_collects_and_freezes_what_it_made_before_it_waits(tmp_path):
+def test_the_standby_makes_each_part_ahead_then_collects_and_freezes_it(tmp_path):
     # Collected and frozen while no one waits: the build's full collections then walk only
     # what the build makes.
     site = copy_root("listings", tmp_path / "site")
@@ -226,10 +231,12 @@ def test_the_standby_collects_and_freezes_what_it_made_before_it_waits(tmp_path)
             [sys.executable, "-c", _WAITING, str(site), step], capture_output=True, text=True
         )
         assert result.returncode == 0, result.stderr
-    records, left_freed, frozen_more = result.stdout.split()
+    records, left_freed, frozen_more, all_made = result.stdout.split()
     assert int(records) > 0
     assert left_freed == "True"
     assert frozen_more == "True"
+    # The related lists' vectors, the checks across posts and Sphinx's answers: made too.
+    assert all_made == "True"
 
 
 def test_a_process_that_builds_again_freezes_nothing_more(make_app, tmp_path):
