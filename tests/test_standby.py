@@ -64,15 +64,23 @@ class Prepared:
         release(build_state(self.app).locks)
 
     def still_current(self) -> bool:
+        """As the standby asks, holding the output folders' locks; a build that follows keeps
+        them (its search indexer takes them on, so the next application made waits for it)."""
         app = self.app
-        held = lock_folders([app.outdir, app.doctreedir])
-        try:
-            return still_current(app, self.made_from)
-        finally:
-            release(held)
+        state = build_state(app)
+        state.locks = lock_folders([app.outdir, app.doctreedir])
+        current = still_current(app, self.made_from)
+        if not current:
+            release(state.locks)
+        return current
 
     def close(self) -> None:
         self.build.close()
+        assert self.app is not None
+        release(build_state(self.app).locks)
+        # The indexer a build left in the background holds the folders until it is done: what
+        # comes next (another application, the site restored for the next test) waits for it.
+        wait_for_background_index(self.site)
 
 
 @pytest.fixture(scope="module")
