@@ -213,6 +213,64 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     assert not (outdir / "posts" / "post-05.html").exists()
 
 
+def test_an_edit_no_listing_shows_keeps_every_listing_page_without_signing_each(
+    site: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """The listing pages are kept as a group when nothing they are made of changed (a
+    sentence deep in a post): no page's signature is made, no page written. A change a listing
+    shows (a title), a listing page damaged on disk, or the record of the group damaged in the
+    state file: each page is signed and checked again, and the site is what a clean build
+    writes."""
+    from kb.pages import listings
+
+    builddir = site / "_build"
+    outdir = build(site, builddir)
+    signed: list[str] = []
+    sign = listings.listing_signature
+    monkeypatch.setattr(
+        listings,
+        "listing_signature",
+        lambda app, page, *a: signed.append(page.docname) or sign(app, page, *a),
+    )
+    archives = sorted(p for p in (outdir / "blog").rglob("*.html"))
+    stamps = {p: p.stat().st_mtime_ns for p in archives}
+    rendered: list[str] = []
+
+    def build_again(step: int) -> list[str]:
+        """The documents and pages signed by an incremental build (checked against a clean
+        build of the same sources, which signs its own)."""
+        signed.clear()
+        build(site, builddir, rendered)
+        signed_here = list(signed)
+        assert_matches_clean(outdir, clean_build(site, tmp_path / f"clean-{step}"))
+        return signed_here
+
+    def listing_pages_in(names: list[str]) -> list[str]:
+        return [name for name in names if name == "blog" or name.startswith("blog/")]
+
+    post = site / "posts" / "post-14.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\nA closing sentence.\n", encoding="utf-8")
+    assert build_again(1) == [] and "posts/post-14" in rendered
+    assert listing_pages_in(rendered) == []
+    assert {p: p.stat().st_mtime_ns for p in archives} == stamps
+
+    retitle(site / "posts" / "post-03.md", "Post 03, retitled")
+    assert "blog/page/1" in build_again(2)  # its list refreshed in place: not rendered
+    assert b"Post 03, retitled" in listing_region(outdir / "blog" / "page" / "1.html")
+
+    (outdir / "blog" / "tag" / "gemm.html").write_bytes(b"<html><body>cut")
+    assert "blog/tag/gemm" in build_again(3) and listing_pages_in(rendered) == ["blog/tag/gemm"]
+
+    state_file = builddir / "doctrees" / "kb-state.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    names = state["groups"][listings.LISTINGS_GROUP][1]
+    assert {"blog", "blog/page/1", "blog/tag/gemm", "blog/author/ada-lovelace"} <= set(names)
+    assert not {"blog/archive", "blog/tag"} & set(names)  # catalog pages: not listings
+    state["groups"] = {listings.LISTINGS_GROUP: ["a signature", [3, None]]}
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    assert "blog/page/1" in build_again(4) and listing_pages_in(rendered) == []
+
+
 def test_a_site_left_without_posts_loses_the_shared_sidebar(site: Path, tmp_path: Path) -> None:
     """Every post deleted: nothing is left to list, so the shared lists' file goes and no page
     keeps the sidebar's outline or its script, as a clean build of the same sources."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from functools import partial
 from pathlib import Path
+from typing import TypeGuard
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -219,6 +220,51 @@ def should_write(
     if not kept:
         _journal(state).begin(docname)  # before Sphinx writes it
     return not kept
+
+
+def group_kept(app: Sphinx, group: str, signature: str) -> bool:
+    """Whether a group of generated pages (every page of every listing) is kept as a whole:
+    the last build recorded the group (:func:`record_group`) made from inputs signed
+    ``signature``, no region changed, and each of its pages is whole. Then each page's record
+    is carried over as the last build made it, and the caller makes none of them. Otherwise
+    False: the caller asks :func:`should_write` of each page, then records the group.
+
+    ``signature`` signs all that the group's pages and their own signatures are made of: a
+    group of unchanged inputs costs one signature instead of one a page (14,584 listing pages
+    at 10,000 posts: 1.2 s of an edit's build, after its page, for no page written)."""
+    state = build_state(app)
+    groups = state.state_old.get("groups")
+    old = groups.get(group) if isinstance(groups, dict) else None
+    if state.changed_regions or not _is_group(old) or old[0] != signature:
+        return False
+    recorded = state.state_old.get("pages", {})
+    names = old[1]
+    if not all(name in recorded for name in names):
+        return False
+    if not all(is_whole(output_file(app, name)) for name in names):
+        return False
+    pages = _new_record(state).setdefault("pages", {})
+    for name in names:
+        pages[name] = recorded[name]
+    _new_record(state).setdefault("groups", {})[group] = [signature, list(names)]
+    return True
+
+
+def record_group(app: Sphinx, group: str, signature: str, names) -> None:
+    """Once :func:`should_write` was asked of each of ``names``, the pages of ``group``: they
+    are made from inputs signed ``signature`` (:func:`group_kept`)."""
+    _new_record(build_state(app)).setdefault("groups", {})[group] = [signature, list(names)]
+
+
+def _is_group(record: object) -> TypeGuard[list]:
+    """Whether a group's record, read from the state file, has the shape it is written in."""
+    return (
+        isinstance(record, list)
+        and len(record) == 2
+        and isinstance(record[0], str)
+        and isinstance(record[1], list)
+        and all(isinstance(name, str) for name in record[1])
+    )
 
 
 def is_current(app: Sphinx, key: str, signature: str, paths) -> bool:

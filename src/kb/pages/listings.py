@@ -25,7 +25,14 @@ from ..core.posts import Catalog, Collection, Post, Series, digest
 from ..core.records import ListingPage
 from ..core.state import build_state, env_state
 from ..core.urls import root_prefix
-from ..incremental.freshness import Content, add_signer, page_signature, should_write
+from ..incremental.freshness import (
+    Content,
+    add_signer,
+    group_kept,
+    page_signature,
+    record_group,
+    should_write,
+)
 from .benchmarks import archive_line
 from .entries import EXTERNAL_MARK, entries_html, format_date, post_href
 
@@ -76,19 +83,36 @@ def listing_signature(app: Sphinx, page: ListingPage, extra: str = "") -> str:
     )
 
 
-def all_listing_pages(catalog: Catalog, size: int) -> dict[str, ListingPage]:
-    """Every page of every listing, keyed by docname."""
+def _listings(catalog: Catalog) -> list[tuple[str, str, list[Post]]]:
+    """Every listing: the docname of its own page, its title and its posts, newest first."""
     listings = [(catalog.blog_path, "All posts", catalog.posts)]
     if catalog.drafts:  # only read in a preview with kb_drafts
         listings.append((f"{catalog.blog_path}/drafts", "Drafts", catalog.drafts))
     for collections in catalog.collections.values():
         for collection in collections:
             listings.append((collection.docname, collection.title, collection.posts))
+    return listings
+
+
+def all_listing_pages(catalog: Catalog, size: int) -> dict[str, ListingPage]:
+    """Every page of every listing, keyed by docname."""
     pages = {}
-    for base, title, posts in listings:
+    for base, title, posts in _listings(catalog):
         for page in paginate(base, title, posts, size):
             pages[page.docname] = page
     return pages
+
+
+def _listings_signature(app: Sphinx, catalog: Catalog, size: int) -> str:
+    """All that every listing page and its signatures are made of: the page size and, for
+    each listing, its docname, title, line (the benchmarks category's, but for the prefix to
+    the root, which follows from a page's docname) and its posts' fingerprints. A page's
+    docname, number, links, title and posts follow from those (:func:`paginate`)."""
+    parts = [str(size)]
+    for base, title, posts in _listings(catalog):
+        parts += [base, title, archive_line(app, base, ""), str(len(posts))]
+        parts += [post.fingerprint() for post in posts]
+    return page_signature(app, LISTINGS_GROUP, *parts)
 
 
 def pagination_html(app: Sphinx, page: ListingPage, prefix: str) -> str:
@@ -155,6 +179,8 @@ def archive_html(app: Sphinx, catalog: Catalog, prefix: str) -> str:
 ARCHIVE_TEMPLATE = "kb/archive.html"
 #: Around the body in ARCHIVE_TEMPLATE: an incremental build replaces what is between them.
 LISTING_MARKERS = ("<!--kb-listing-->", "<!--/kb-listing-->")
+#: The listing pages, as one group of generated pages (kb.incremental.freshness.group_kept).
+LISTINGS_GROUP = "listings"
 CATALOG_TEMPLATE = "kb/catalog.html"
 CATALOG_TITLES = {
     "category": "All categories",
@@ -177,19 +203,11 @@ def _html_collect_pages(app: Sphinx):
     (kb.core.ablog disconnects it)."""
     if app.builder.format != "html" or not has_catalog(app):
         return
-    made: dict = {}  # each entry once per prefix (entries_html)
-    for docname, page in sorted(listing_pages(app).items()):
-        prefix = root_prefix(app, docname)
-        line = archive_line(app, page.base, prefix)  # the benchmarks category's
-
-        def body(page=page, prefix=prefix, line=line) -> str:
-            entries = entries_html(app, list(page.posts), prefix, made=made)
-            return line + entries + pagination_html(app, page, prefix)
-
-        content = Content(listing_signature(app, page, line), *LISTING_MARKERS, body)
-        if should_write(app, docname, page_signature(app, page.title), content=content):
-            yield docname, _page(page.title, body()), ARCHIVE_TEMPLATE
     catalog = get_catalog(app)
+    signature = _listings_signature(app, catalog, build_state(app).config.page_size)
+    if not group_kept(app, LISTINGS_GROUP, signature):
+        yield from _listing_pages_to_write(app)
+        record_group(app, LISTINGS_GROUP, signature, listing_pages(app))
     for kind, collections in catalog.collections.items():
         if not collections:
             continue
@@ -202,6 +220,22 @@ def _html_collect_pages(app: Sphinx):
             html = catalog_list_html(app, kind, collections, prefix)
         if should_write(app, docname, page_signature(app, title, html)):
             yield docname, _page(title, html), CATALOG_TEMPLATE
+
+
+def _listing_pages_to_write(app: Sphinx):
+    """Each listing page whose signatures or file differ from the last build's, to write."""
+    made: dict = {}  # each entry once per prefix (entries_html)
+    for docname, page in sorted(listing_pages(app).items()):
+        prefix = root_prefix(app, docname)
+        line = archive_line(app, page.base, prefix)  # the benchmarks category's
+
+        def body(page=page, prefix=prefix, line=line) -> str:
+            entries = entries_html(app, list(page.posts), prefix, made=made)
+            return line + entries + pagination_html(app, page, prefix)
+
+        content = Content(listing_signature(app, page, line), *LISTING_MARKERS, body)
+        if should_write(app, docname, page_signature(app, page.title), content=content):
+            yield docname, _page(page.title, body()), ARCHIVE_TEMPLATE
 
 
 def listing_pages(app: Sphinx) -> dict[str, ListingPage]:
