@@ -129,20 +129,27 @@ class Server:
             )
         return total / 1024
 
-    def cpu_seconds(self) -> float:
-        """CPU time the server's processes have used (user and system)."""
-        ticks = sum(int(fields[11]) + int(fields[12]) for _, fields in self._processes())
-        return ticks / os.sysconf("SC_CLK_TCK")
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time each of the server's processes has used (user and system), by its
+        /proc folder."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        return {
+            folder.name: (int(fields[11]) + int(fields[12])) / ticks
+            for folder, fields in self._processes()
+        }
 
     def wait_quiet(self, limit: float = 120.0) -> None:
-        """Until the server's processes have used under 5% of a processor for half a second:
-        its worker has made the next build's application (the standby) and waits."""
+        """Until the server's processes, the same ones throughout, have used under 5% of a
+        processor for half a second: its worker has made the next build's application (the
+        standby) and waits. A process that ended or began in that half second is not quiet:
+        summed, the time of a build that ended vanished from the total, which read as quiet
+        while the next standby was still being made."""
         deadline = time.monotonic() + limit
         before = self.cpu_seconds()
         while time.monotonic() < deadline:
             time.sleep(0.5)
             now = self.cpu_seconds()
-            if now - before < 0.025:
+            if now.keys() == before.keys() and sum(now.values()) - sum(before.values()) < 0.025:
                 return
             before = now
 
@@ -313,6 +320,19 @@ def main(argv: list[str] | None = None) -> int:
         " reading the page, while kb serve prepares the next build (2)",
     )
     parser.add_argument(
+        "--turn",
+        type=int,
+        default=1,
+        help="saves in a row each mode makes of each change before the next mode's turn (1)",
+    )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        help="with --turn: the second and later saves of a turn come this many seconds after"
+        " the last one's search found it, whether or not the server has made its next"
+        " build's application (an author who saves often); reported apart",
+    )
+    parser.add_argument(
         "--before", type=Path, help="another checkout, whose kb is served warm as mode 'before'"
     )
     parser.add_argument(
@@ -321,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
+    if args.turn > 1 and {"add", "delete"} & set(args.changes):
+        parser.error("--turn: edits only (a delete removes the post its round added)")
     if "delete" in args.changes and "add" not in args.changes:
         parser.error("a delete removes the post the round added: add 'add' before it")
     for checkout in filter(None, (args.before, args.after)):
@@ -345,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(site.src, src)
             log(f"initial build of the {mode} copy: {initial_build(src, checkouts[mode]):.1f} s")
         times = {(mode, kind): [] for mode in args.modes for kind in args.changes}
+        # The saves of a turn after its first, --pace seconds after the last one's search.
+        soon = {(mode, kind): [] for mode in args.modes for kind in args.changes}
         memory: dict[str, list[float]] = {mode: [] for mode in args.modes}
         readiness: dict[str, list[float]] = {mode: [] for mode in args.modes}
         servers = {}
@@ -357,28 +381,36 @@ def main(argv: list[str] | None = None) -> int:
         for round_number in range(1, args.edits + 1):
             for kind in args.changes:
                 for offset, mode in enumerate(args.modes):
-                    wait_for_background_search(
-                        *(src / "_build" / "html" for src in sources.values()), limit=300.0
-                    )
-                    # Every server's standby is made: the others' do not take this change's
-                    # processors (the first round came while the last server started was
-                    # still making its own), and this one's is what the author saves to.
-                    # How long this one took after the search is kept: a save sooner is
-                    # built with an application made after it (mode ``unprepared``).
-                    started = time.monotonic()
-                    servers[mode].wait_quiet()
-                    readiness[mode].append(time.monotonic() - started)
-                    for other, server in servers.items():
-                        if other != mode:
-                            server.wait_quiet()
-                    time.sleep(args.pause)
-                    port = args.port + offset
-                    change = make_change(kind, sources[mode], port, round_number, site)
-                    seconds = asyncio.run(time_change(port, change))
-                    times[mode, kind].append(seconds)
-                    memory[mode].append(servers[mode].memory_mb())
-                    shown = ", ".join(f"{k} {v:.2f} s" for k, v in seconds.items())
-                    log(f"{mode} {kind} {round_number}: {shown}")
+                    for save in range(args.turn):
+                        wait_for_background_search(
+                            *(src / "_build" / "html" for src in sources.values()), limit=300.0
+                        )
+                        if save and args.pace is not None:
+                            # The author saves again soon, whether the standby is made or not.
+                            time.sleep(args.pace)
+                        else:
+                            # Every server's standby is made: the others' do not take this
+                            # change's processors (the first round came while the last server
+                            # started was still making its own), and this one's is what the
+                            # author saves to. How long this one took after the search is
+                            # kept: a save sooner is built with an application made after it
+                            # (mode ``unprepared``).
+                            started = time.monotonic()
+                            servers[mode].wait_quiet()
+                            readiness[mode].append(time.monotonic() - started)
+                            for other, server in servers.items():
+                                if other != mode:
+                                    server.wait_quiet()
+                            time.sleep(args.pause)
+                        port = args.port + offset
+                        number = round_number if args.turn == 1 else 100 * round_number + save
+                        change = make_change(kind, sources[mode], port, number, site)
+                        seconds = asyncio.run(time_change(port, change))
+                        paced = bool(save) and args.pace is not None
+                        (soon if paced else times)[mode, kind].append(seconds)
+                        memory[mode].append(servers[mode].memory_mb())
+                        shown = ", ".join(f"{k} {v:.2f} s" for k, v in seconds.items())
+                        log(f"{mode} {kind} {round_number}{'+' * save}: {shown}")
         for server in servers.values():
             server.stop()
         print(f"\n`python benchmarks/serve_speed.py {' '.join(argv or sys.argv[1:])}`")
@@ -390,6 +422,11 @@ def main(argv: list[str] | None = None) -> int:
         for (mode, kind), runs in times.items():
             cells = [spread([run[key] for run in runs]) for key in ("reload", "page", "search")]
             print(f"| {mode} | {kind} | " + " | ".join(cells) + " |")
+        for (mode, kind), runs in soon.items():
+            if runs:
+                cells = [spread([run[k] for run in runs]) for k in ("reload", "page", "search")]
+                label = f"{kind}, {args.pace:g} s after the last search"
+                print(f"| {mode} | {label} | " + " | ".join(cells) + " |")
         print("\n| kb serve | memory (PSS) after the first change | after the last | most |")
         print("| --- | --- | --- | --- |")
         for mode, sizes in memory.items():
@@ -407,10 +444,15 @@ def main(argv: list[str] | None = None) -> int:
                     pairs = zip(times["warm", kind], times[other, kind], strict=True)
                     median = statistics.median(w[key] / o[key] for w, o in pairs)
                     print(f"- {kind}, save → {key}: warm/{other} {median:.2f}")
+                    if soon["warm", kind]:
+                        pairs = zip(soon["warm", kind], soon[other, kind], strict=True)
+                        median = statistics.median(w[key] / o[key] for w, o in pairs)
+                        print(f"- {kind} soon after, save → {key}: warm/{other} {median:.2f}")
         if args.json:
             figures = {
                 "posts": args.posts,
                 "times": {f"{mode} {kind}": runs for (mode, kind), runs in times.items()},
+                "soon_after": {f"{mode} {kind}": runs for (mode, kind), runs in soon.items()},
                 "memory_mb": memory,
                 "quiet_after_search_s": readiness,
             }
