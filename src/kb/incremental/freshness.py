@@ -230,8 +230,9 @@ def group_kept(app: Sphinx, group: str, signature: str) -> bool:
     False: the caller asks :func:`should_write` of each page, then records the group.
 
     ``signature`` signs all that the group's pages and their own signatures are made of: a
-    group of unchanged inputs costs one signature instead of one a page (14,584 listing pages
-    at 10,000 posts: 1.2 s of an edit's build, after its page, for no page written)."""
+    group of unchanged inputs costs one signature and a check of each file instead of two
+    signatures a page (14,584 listing pages at 10,000 posts: 0.65-0.97 s of an edit's build,
+    after its page, instead of 1.21 s, for no page written)."""
     state = build_state(app)
     groups = state.state_old.get("groups")
     old = groups.get(group) if isinstance(groups, dict) else None
