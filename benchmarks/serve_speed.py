@@ -341,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
+    if args.pace is not None and args.turn < 2:
+        parser.error("--pace times the later saves of a turn: give --turn 2 or more")
     if args.turn > 1 and {"add", "delete"} & set(args.changes):
         parser.error("--turn: edits only (a delete removes the post its round added)")
     if "delete" in args.changes and "add" not in args.changes:

@@ -191,3 +191,37 @@ def test_the_search_timing_searches_each_bundle_once(tmp_path, monkeypatch):
     (tmp_path / "pagefind-entry.json").write_text("new")
     assert serve_speed.search_finds(change, searched)
     assert searches == ["old", "new"]
+
+
+def test_the_quiet_wait_does_not_read_a_build_that_ended_as_quiet(monkeypatch):
+    """``serve_speed.py`` waits until the server is quiet (its next standby made) before a
+    save. Summed over the server's processes, the CPU time of a build that ended left the
+    total, which read as quiet while the next standby was still being made: quiet now means
+    the same processes, using under 5% of a processor for half a second."""
+    import serve_speed
+
+    readings = iter(
+        [
+            {"worker": 5.0, "build": 40.0},
+            {"worker": 5.0, "standby": 0.3},  # the build ended, the standby began: not quiet
+            {"worker": 5.0, "standby": 0.8},  # the standby works
+            {"worker": 5.0, "standby": 0.81},  # quiet
+            {"worker": 5.0, "standby": 0.81},
+        ]
+    )
+    read: list[dict] = []
+    server = object.__new__(serve_speed.Server)
+    monkeypatch.setattr(server, "cpu_seconds", lambda: read.append(next(readings)) or read[-1])
+    monkeypatch.setattr(serve_speed.time, "sleep", lambda seconds: None)
+    server.wait_quiet()
+    assert len(read) == 4
+
+
+def test_saves_in_a_row_take_only_edits_and_a_pace_needs_a_turn():
+    import pytest
+    import serve_speed
+
+    for argv in (["--turn", "2", "--changes", "add", "delete"], ["--pace", "2"]):
+        with pytest.raises(SystemExit) as stopped:
+            serve_speed.main(argv)
+        assert stopped.value.code == 2

@@ -247,7 +247,7 @@ def group_kept(app: Sphinx, group: str, signature: str) -> bool:
     pages = _new_record(state).setdefault("pages", {})
     for name in names:
         pages[name] = recorded[name]
-    _new_record(state).setdefault("groups", {})[group] = [signature, list(names)]
+    record_group(app, group, signature, names)
     return True
 
 
