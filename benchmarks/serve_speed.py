@@ -397,9 +397,9 @@ def main(argv: list[str] | None = None) -> int:
                             # author saves to. How long this one took after the search is
                             # kept: a save sooner is built with an application made after it
                             # (mode ``unprepared``).
-                            started = time.monotonic()
+                            waited_from = time.monotonic()
                             servers[mode].wait_quiet()
-                            readiness[mode].append(time.monotonic() - started)
+                            readiness[mode].append(time.monotonic() - waited_from)
                             for other, server in servers.items():
                                 if other != mode:
                                     server.wait_quiet()

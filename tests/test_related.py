@@ -158,12 +158,13 @@ def test_an_edit_of_how_often_a_post_uses_its_words_makes_only_some_lists_again(
     post = srcdir / "posts" / "t1y.md"
     post.write_text(post.read_text() + "\nTensor tiles: copies of tiles.\n")  # the same words
     made: list[str] = []
-    whole, again = related_module.related_lists, related_module.related_lists_again
+    chosen = related_module.Chosen
+    whole, again = chosen.whole, chosen.again
     monkeypatch.setattr(
-        related_module, "related_lists", lambda *a: made.append("whole") or whole(*a)
+        chosen, "whole", classmethod(lambda cls, *a: made.append("whole") or whole(*a))
     )
     monkeypatch.setattr(
-        related_module, "related_lists_again", lambda *a: made.append("again") or again(*a)
+        chosen, "again", classmethod(lambda cls, *a: made.append("again") or again(*a))
     )
     outdir = build(srcdir, srcdir / "_build")
     assert made == ["again"]

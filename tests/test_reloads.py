@@ -154,12 +154,14 @@ def test_the_edited_page_is_shown_before_the_build_ends_as_it_ends(site):
         assert worker.build(arguments) == 0
         assert worker.wait_prepared()
         post = site / "posts/post-14.md"
-        _append(post, "\nA last paragraph about zebrafish.\n")  # not the excerpt the listing shows
+        # Not the excerpt the listing shows, and no word the related lists count (three
+        # letters or more): no other page changes.
+        _append(post, "\n1729, 4104.\n")
         early = Early(site)
         assert worker.build(arguments, pages_written=early) == 0
         assert worker.last_prepared
         [(page, _)] = early.seen
-        assert b"zebrafish" in page
+        assert b"1729, 4104." in page
         assert page == early.post.read_bytes()  # the finished build's page, byte for byte
         # furo's code colours, which furo writes over Sphinx's only at build-finished.
         assert early.colours_seen == [early.colours.read_bytes()]
@@ -186,7 +188,9 @@ def test_the_server_reloads_early_and_again_only_when_more_changed(site):
     try:
         assert rebuilds(changed_paths=())  # the first build: nothing was shown early
         for old, new, again in [
-            (None, "\nMore words at the end.\n", False),
+            (None, "\n1729, 4104.\n", False),
+            # Words the related lists count: other posts' lists change, after the early reload.
+            (None, "\nA last paragraph about zebrafish.\n", True),
             ("# Post 14", "# Post 14, renamed", True),
         ]:
             assert rebuilds.worker is not None and rebuilds.worker.wait_prepared()

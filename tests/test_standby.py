@@ -342,11 +342,11 @@ def test_related_lists_made_ahead_follow_a_post_whose_words_changed(
     site = built_by_the_worker.restore()
     made = Prepared(site)
     chosen_from = []
-    again = related_module.related_lists_again
+    again = related_module.Chosen.again
     monkeypatch.setattr(
-        related_module,
-        "related_lists_again",
-        lambda *a: chosen_from.append(a[5]) or again(*a),
+        related_module.Chosen,
+        "again",
+        classmethod(lambda cls, *a: chosen_from.append(a[5]) or again(*a)),
     )
     changed_vectors = []
     edited = related_module.Lists.edited
@@ -380,6 +380,46 @@ def test_related_lists_made_ahead_follow_a_post_whose_words_changed(
     words_now = {term for term, _ in env_state(made.app.env).related_terms["posts/post-14"]}
     assert (words_now == mine) == edit.startswith("its")
     wait_for_background_index(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+@pytest.mark.slow
+def test_an_added_posts_page_is_written_before_the_other_posts_related_lists_are_made(
+    built_by_the_worker, tmp_path, monkeypatch
+):
+    """A new post changes what every list chooses from: its page, with its own list, is
+    written first (kb serve shows it then), and the other posts' lists are made after, their
+    pages given the lists a clean build shows."""
+    site = built_by_the_worker.restore()
+    made = Prepared(site)
+    asked: list[str] = []
+    of = related_module.Lists.of
+    monkeypatch.setattr(
+        related_module.Lists,
+        "of",
+        lambda lists, me: asked.append(lists.posts[me].docname) or of(lists, me),
+    )
+    at_written: list[list[str]] = []
+    try:
+        post = (site / "posts/post-14.md").read_text(encoding="utf-8")
+        new = post.replace("2024-06-11", "2024-12-30").replace("Post 14", "Post 99")
+        (site / "posts/post-99.md").write_text(new, encoding="utf-8")
+        assert made.still_current()
+        status = made.build.run(
+            save_environment_aside=True, pages_written=lambda app: at_written.append(list(asked))
+        )
+        assert status == 0
+    finally:
+        made.close()
+    [before_the_page] = at_written
+    assert "posts/post-99" in before_the_page
+    posts = sorted(path.stem for path in (site / "posts").glob("post-*.md"))
+    assert len(set(before_the_page)) < len(posts) // 2
+    assert set(asked) == {f"posts/{name}" for name in posts}  # the rest once it was written
+    assert (
+        "Post 99"
+        in soup(build_folders(site)[0] / "posts/post-14.html").select_one(".kb-related").text
+    )
     _assert_same_as_clean_build(site, tmp_path / "clean")
 
 

@@ -10,12 +10,12 @@ tells the browsers to reload when the documents' pages are on disk
 
 The edited page is already the one the finished build leaves: no later step writes a
 document's page (Sphinx writes what it read, and :mod:`kb.incremental.freshness` never also
-refreshes it in place). Before the browsers are told, the pages freshness refreshes in place
-are waited for, a deleted post's page is removed (the finished build would remove it), and
-furo's code colours are written (:func:`ready_to_show`).
+refreshes it in place). Before the browsers are told, a deleted post's page is removed (the
+finished build would remove it) and furo's code colours are written (:func:`ready_to_show`).
 
 What the rest of the build changes may be shown too: a listing with the edited title, the
-shared sidebar, an image the edit names for the first time, the page of a deleted post. So the
+shared sidebar, another post's related list (freshness puts it in place once the edited pages
+are written), an image the edit names for the first time. So the
 output folder is stamped when the browsers are told (:class:`Shown`), and compared once the
 build has finished: the browsers reload a second time only if a file was added or removed or
 has other bytes. Not compared:
@@ -62,9 +62,9 @@ Stamp = tuple[int, int, int]
 
 def ready_to_show(app: Sphinx) -> None:
     """Make the output what the finished build will show in every file a page of this build
-    loads: the pages refreshed in place (other posts' related lists, sidebars) are on disk,
-    a deleted post's page is gone, and the theme's code colours are its own (furo writes them
-    over Sphinx's only at ``build-finished``, :mod:`kb.upstream.furo`)."""
+    loads: what was refreshed in place so far is on disk, a deleted post's page is gone, and
+    the theme's code colours are its own (furo writes them over Sphinx's only at
+    ``build-finished``, :mod:`kb.upstream.furo`)."""
     writes = build_state(app).background_writes
     if writes is not None:
         writes.wait()

@@ -102,6 +102,9 @@ AFTER_PAGE_CONTEXT = 600
 SEARCH_RECORD = 950
 
 # -- html-collect-pages ---------------------------------------------------------------------------
+#: incremental.freshness: the pages of documents Sphinx did not write kept (their parts put in
+#: place, or written now), first: the search's records and the bundle take them in.
+KEEP_OTHER_PAGES = 50
 #: search: Pagefind starts once the documents are written, before the generated pages.
 START_INDEXING = 100
 

@@ -116,6 +116,13 @@ class PostSource:
 Signer = Callable[[Sphinx, str], str]
 
 
+class PostsByDocument(Protocol):
+    """Posts listed by document (each post's related posts): a dict, or one that makes each
+    document's list when first asked for (``kb.pages.related.RelatedPosts``)."""
+
+    def get(self, docname: str, /) -> list[Post] | None: ...
+
+
 @dataclass(frozen=True)
 class CheckedAhead:
     """The build folders' files of each document, checked by ``kb serve``'s standby while it

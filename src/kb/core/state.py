@@ -44,6 +44,7 @@ from .records import (
     Outgoing,
     PagePart,
     PostPart,
+    PostsByDocument,
     PostSource,
     Region,
     SearchRun,
@@ -145,6 +146,9 @@ class BuildState:
     # incremental.copies at env-get-outdated: the images and downloads the environment listed
     # before removed documents were purged; compared and cleared at env-updated.
     copies_before: set[str] | None = None
+    # freshness at env-updated: the documents whose pages are kept, not written by Sphinx
+    # (their parts and regions put in place at html-collect-pages, after the written ones).
+    pages_to_keep: list[str] = field(default_factory=list)
     # freshness at env-updated: regions whose signature changed; put into kept pages.
     changed_regions: list[Region] = field(default_factory=list)
     # freshness at builder-inited; its in-place refreshes, waited for at build-finished.
@@ -172,7 +176,7 @@ class BuildState:
     # listings, redirects, ablogrefs read it.
     listing_pages: dict[str, ListingPage] | None = None
     # pages.related: each post's related posts; related's signer, page part and post part.
-    related: dict[str, list[Post]] = field(default_factory=dict)
+    related: PostsByDocument = field(default_factory=dict[str, list[Post]])
     # pages.glossary: the posts that link each term; glossary's signer and entries.
     term_uses: dict[str, list[Post]] = field(default_factory=dict)
     # pages.glossary: the documents that define a term; glossary's signer and entries.

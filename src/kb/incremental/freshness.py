@@ -6,6 +6,9 @@ each page shows of the catalog, compare with the signatures of the last successf
 (kept in the doctree folder), and:
 
 * return the documents whose signature changed, so Sphinx rewrites them (no re-read);
+* once Sphinx has written those and the documents it read (``html-collect-pages``, first),
+  put the changed page parts and regions into every other document's page
+  (:func:`_keep_other_pages`): what only other pages show is made after the edited page;
 * let generated pages (archives, feeds) be skipped when their signature and file are unchanged.
 
 Freshness asks, it does not import: outputs register what a page depends on with
@@ -101,11 +104,10 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     state.state_old = {"docs": {}, "pages": {}} if distrusted else previous
     journal.known(_page_names(previous))
     journal.expect(sorted(env.found_docs))
-    docs, parts = {}, {}
+    docs = {}
     for docname in env.found_docs:
         extra = [signer(app, docname) for signer in state.signers]
         docs[docname] = digest([base, *extra])
-        parts[docname] = {part.name: part.sign(app, docname) for part in state.page_parts}
     old_regions = state.state_old.get("regions", {})
     state.changed_regions = [
         state.regions[name]
@@ -114,7 +116,7 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     ]
     state.state_new = {
         "docs": docs,
-        "parts": parts,
+        "parts": {},
         "pages": {},
         "regions": {name: state.regions[name].signature for name in regions},
     }
@@ -124,22 +126,47 @@ def _env_updated(app: Sphinx, env) -> list[str]:
         # is written as a clean build writes it (Sphinx's environment, which Sphinx checks
         # itself, is kept).
         journal.begin()
+        state.pages_to_keep = []
         return sorted(docs)
     old_docs = state.state_old.get("docs", {})
-    old_parts = state.state_old.get("parts", {})
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
     changed |= _written_to_save_removals(app, env)
     # Sphinx writes what it read: refreshing that page in place too would race its write.
+    state.pages_to_keep = sorted(docs.keys() & old_docs.keys() - changed - state.docs_read)
+    return sorted(changed)
+
+
+def _keep_other_pages(app: Sphinx, *_) -> list:
+    """Once Sphinx has written the pages of the documents it read or that
+    :func:`_env_updated` named (the edited post's first: ``kb serve`` shows it now), each
+    document's page parts are signed, and the other documents' pages are kept: their changed
+    parts and regions put in place, or, where a page is not there whole, written by Sphinx
+    now. What only other pages show (the related lists of every post but the edited ones)
+    is then made after the edited page, not before it."""
+    state = build_state(app)
+    if app.builder.format != "html" or state.state_new is None:
+        return []
+    docs = state.state_new["docs"]
+    parts = {
+        docname: {part.name: part.sign(app, docname) for part in state.page_parts}
+        for docname in docs
+    }
+    state.state_new["parts"] = parts
+    old_parts = state.state_old.get("parts", {})
     ahead = state.checked_ahead if not state.changed_regions else None
-    for docname in sorted(docs.keys() & old_docs.keys() - changed - state.docs_read):
+    unkept = []
+    for docname in state.pages_to_keep:
         contents = _changed_parts(app, docname, parts[docname], old_parts.get(docname))
         if ahead is not None and not contents and docname in ahead.documents:
             kept = docname in ahead.whole_pages  # nothing to put in: as the standby found it
         else:
             kept = _keep_page(app, docname, output_file(app, docname), contents)
         if not kept:  # deleted, emptied or cut short since: Sphinx would not write it again
-            changed.add(docname)
-    return sorted(changed)
+            unkept.append(docname)
+    state.pages_to_keep = []
+    if unkept:
+        app.builder.write_documents(set(unkept))
+    return []
 
 
 def _changed_parts(app: Sphinx, docname: str, signatures: dict, old_signatures) -> list[Content]:
@@ -420,6 +447,7 @@ def _builder_inited(app: Sphinx) -> None:
     state.regions = {}
     state.site_signatures = {}
     state.docs_read = set()
+    state.pages_to_keep = []
     state.changed_regions = []
     state.kept_sections = {}
     state.background_writes = BackgroundWrites()
@@ -512,6 +540,7 @@ def setup_freshness(app: Sphinx) -> None:
     app.connect("env-before-read-docs", _before_read, priority=events.LAST_TO_ADD_READS)
     # After the catalog (400) and the modules that derive data from it (kb-catalog-built).
     app.connect("env-updated", _env_updated, priority=events.SIGN_PAGES)
+    app.connect("html-collect-pages", _keep_other_pages, priority=events.KEEP_OTHER_PAGES)
     app.connect("build-finished", _build_finished)
     if crashing():  # tests/hostile: a build stopped while it reads
         app.connect("doctree-read", lambda app, doctree: crash_point("read"))

@@ -11,10 +11,12 @@ environment with purge and merge handlers); the lists are computed once per buil
 catalog and those counts, and kept in the doctree folder so that a build whose posts and
 counts are unchanged reuses them. Where one post alone changed, and only how often it uses
 the words it kept, no other post's vector changes: only its own list, and those it was in or
-could now enter, are made again (:func:`related_lists_again`). ``kb serve``'s standby makes
-what the lists choose from while it waits (:func:`make_ahead`): an edit of one post's text
-then makes again only its vector and, where it took or dropped a kept word, the vectors of
-the posts that keep that word, and the lists that can change.
+could now enter, are made again (:meth:`~kb.pages.relatedrank.Chosen.again`). ``kb serve``'s
+standby makes what the lists choose from while it waits (:func:`make_ahead`): an edit of one
+post's text then makes again only its vector and, where it took or dropped a kept word, the
+vectors of the posts that keep that word, and the lists that can change. A build makes the
+lists of the pages Sphinx writes first, as those pages ask, and the others after them
+(:class:`~kb.pages.relatedrank.Chosen`).
 
 A list is part of its page (a post part at the "end" slot, before the cite block, between
 markers) and changes only with what it shows, the related posts' docnames, titles, dates and
@@ -41,11 +43,7 @@ from ..core.urls import root_prefix
 from ..incremental.freshness import PagePart, add_page_part
 from .entries import format_date, post_href
 from .postpage import add_post_part
-from .relatedrank import (
-    Lists,
-    related_lists,
-    related_lists_again,
-)
+from .relatedrank import Chosen, Lists
 
 #: How many of a post's most frequent terms are kept (and make its TF-IDF vector).
 TERMS_KEPT = 40
@@ -193,7 +191,7 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     state = build_state(app)
     ahead = state.related_ahead.take() if state.related_ahead is not None else None
     count = state.config.related_posts
-    state.related = {}
+    state.related = dict[str, list[Post]]()
     if not count or app.builder.format != "html":
         return
     terms = env_state(app.env).related_terms
@@ -202,23 +200,43 @@ def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
     made = {post.docname: _made_of(post, terms, signs) for post in pages}
     key = digest([str(count), *("\x1e".join(parts) for parts in made.values())])
     kept = state.journal.kept(SECTION) if state.journal is not None else None
-    lists = None
+    chosen = None
     if state.config.incremental:
         lists = _kept_lists(kept, key)
-        if lists is None:
-            lists = _lists_again(kept, made, pages, terms, count, ahead)
-    if lists is None:
-        lists = related_lists(pages, terms, count)
+        if lists is not None:
+            chosen = Chosen.known(lists)
+        else:
+            chosen = _lists_again(kept, made, pages, terms, count, ahead)
+    if chosen is None:
+        chosen = Chosen.whole(pages, terms, count)
     state.kept_sections[SECTION] = lambda: {
         "key": key,
         "count": count,
-        "lists": lists,
+        "lists": chosen.all(),
         "posts": made,
     }
-    state.related = {
-        docname: [post for name in names if (post := catalog.by_docname(name)) is not None]
-        for docname, names in lists.items()
-    }
+    state.related = RelatedPosts(chosen, catalog)
+
+
+class RelatedPosts:
+    """Each post's related posts, as records, made when first asked for (:class:`Chosen`)."""
+
+    def __init__(self, chosen: Chosen, catalog: Catalog) -> None:
+        self.chosen = chosen
+        self.catalog = catalog
+        self.shown: dict[str, list[Post]] = {}
+
+    def get(self, docname: str, /) -> list[Post] | None:
+        posts = self.shown.get(docname)
+        if posts is None:
+            names = self.chosen.of(docname)
+            if names is None:
+                return None
+            by_docname = self.catalog.by_docname
+            posts = self.shown[docname] = [
+                post for name in names if (post := by_docname(name)) is not None
+            ]
+        return posts
 
 
 def _lists_again(
@@ -228,9 +246,9 @@ def _lists_again(
     terms: dict,
     count: int,
     ahead: RelatedAhead | None,
-) -> dict[str, list[str]] | None:
+) -> Chosen | None:
     """The lists made again from those an earlier build kept, where the posts are the same and
-    one of them changed only its text (:func:`related_lists_again`): from what the standby made
+    one of them changed only its text (:meth:`Chosen.again`): from what the standby made
     ``ahead``, where it was made of the posts the kept lists were; otherwise only where the
     edited post keeps the same words. None in any other case (they are made whole)."""
     if not isinstance(kept, dict) or kept.get("count") != count:
@@ -246,7 +264,7 @@ def _lists_again(
     lists = ahead.lists if ahead is not None and ahead.matches(count, made_before) else None
     if lists is None and made_before[changed[0]][1] != made[changed[0]][1]:
         return None  # it keeps other words: other posts' vectors changed, unknown here
-    return related_lists_again(posts, terms, count, before, changed[0], lists)
+    return Chosen.again(posts, terms, count, before, changed[0], lists)
 
 
 def _kept_lists(kept: object, key: str) -> dict[str, list[str]] | None:
@@ -314,7 +332,7 @@ def related_of(app: Sphinx, docname: str) -> list[Post]:
     """The related posts this build shows on ``docname``'s page."""
     if not has_catalog(app) or get_catalog(app).by_docname(docname) is None:
         return []
-    return list(build_state(app).related.get(docname, []))
+    return list(build_state(app).related.get(docname) or [])
 
 
 def setup_related(app: Sphinx) -> None:

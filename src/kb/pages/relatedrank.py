@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
@@ -178,8 +179,7 @@ def related_lists(
     of shared tags come from intersecting the posts of its tags, most tags first, and the
     intersections stop once the list is full; only the last tier that is cut needs the text
     similarity of all its posts. Posts are numbered by their place in ``posts``."""
-    lists = Lists(posts, terms, count)
-    return {post.docname: lists.of(me) for me, post in enumerate(posts)}
+    return Chosen.whole(posts, terms, count).all()
 
 
 def related_lists_again(
@@ -191,27 +191,92 @@ def related_lists_again(
     ahead: Lists | None = None,
 ) -> dict[str, list[str]]:
     """:func:`related_lists`, from the lists ``before`` made of the same posts and ``count``,
-    when only the words of post ``changed`` have changed since.
+    when only the words of post ``changed`` have changed since (:meth:`Chosen.again`)."""
+    return Chosen.again(posts, terms, count, before, changed, ahead).all()
 
-    Without ``ahead``, its kept terms must be the same words: no term's document frequency
-    changed, so no other post's vector did. ``ahead`` is what the lists choose from
-    (:class:`Lists`), made of the posts as they were when ``before`` was made, in any order
-    (``kb serve``'s standby makes it while it waits, :func:`kb.pages.related.make_ahead`); the
-    edited post may
-    then keep other words, and the vectors of the posts that keep a word it took or dropped
-    change too (:meth:`Lists.edited`). Only the lists that can change are made again
-    (:meth:`Lists.again`).
 
-    In an edit at 10,000 posts, every list made again took 1.8 s; what they choose from, 0.55 s
-    more where none was made ahead."""
-    if ahead is None:
+class Chosen:
+    """Every post's list, each made when first asked for: one post's from what the lists
+    choose from as the posts are now (``lists``), all of them by ``make_all``, which makes
+    only those it must (the lists kept from the last build, or made again where they can
+    change). A build asks first for the lists of the pages it writes (the edited post's), and
+    for all of them only once those are written: at 1000 posts, making every list after a post
+    was added took 0.1 s before the new post's page, where its own list takes a millisecond."""
+
+    def __init__(
+        self,
+        lists: Lists | None,
+        make_all: Callable[[], dict[str, list[str]]],
+        made: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.lists = lists
+        self._make_all = make_all
+        self._all = made
+        self._one: dict[str, list[str]] = {}
+
+    @classmethod
+    def known(cls, lists: dict[str, list[str]]) -> Chosen:
+        """The lists an earlier build made of the same posts."""
+        return cls(None, lambda: lists, lists)
+
+    @classmethod
+    def whole(
+        cls, posts: list[Post], terms: dict[str, tuple[tuple[str, int], ...]], count: int
+    ) -> Chosen:
+        """Every list made from the posts as they are."""
         lists = Lists(posts, terms, count)
-        return lists.again(before, {lists.number[changed]})
-    post = next(post for post in posts if post.docname == changed)
-    changed_vectors = ahead.edited(post, terms.get(changed, ()))
-    if changed_vectors is None:
-        return related_lists(posts, terms, count)
-    return ahead.again(before, changed_vectors)
+        return cls(lists, lambda: {post.docname: lists.of(me) for me, post in enumerate(posts)})
+
+    @classmethod
+    def again(
+        cls,
+        posts: list[Post],
+        terms: dict[str, tuple[tuple[str, int], ...]],
+        count: int,
+        before: dict[str, list[str]],
+        changed: str,
+        ahead: Lists | None = None,
+    ) -> Chosen:
+        """The lists ``before``, made of the same posts and ``count`` when only the words of
+        post ``changed`` have changed since, made again where they can change.
+
+        Without ``ahead``, its kept terms must be the same words: no term's document frequency
+        changed, so no other post's vector did. ``ahead`` is what the lists choose from
+        (:class:`Lists`), made of the posts as they were when ``before`` was made, in any order
+        (``kb serve``'s standby makes it while it waits, :func:`kb.pages.related.make_ahead`);
+        the edited post may then keep other words, and the vectors of the posts that keep a
+        word it took or dropped change too (:meth:`Lists.edited`). Only the lists that can
+        change are made again (:meth:`Lists.again`): every other one is the list the post
+        would get made whole, so one list asked for first is made whole.
+
+        In an edit at 10,000 posts, every list made again took 1.8 s; what they choose from,
+        0.55 s more where none was made ahead."""
+        if ahead is None:
+            lists = Lists(posts, terms, count)
+            number = lists.number[changed]
+            return cls(lists, lambda: lists.again(before, {number}))
+        post = next(post for post in posts if post.docname == changed)
+        changed_vectors = ahead.edited(post, terms.get(changed, ()))
+        if changed_vectors is None:
+            return cls.whole(posts, terms, count)
+        return cls(ahead, lambda: ahead.again(before, changed_vectors))
+
+    def of(self, docname: str) -> list[str] | None:
+        """``docname``'s list; None for a post the lists are not made for."""
+        if self._all is not None:
+            return self._all.get(docname)
+        if docname not in self._one:
+            me = self.lists.number.get(docname) if self.lists is not None else None
+            if me is None:
+                return None
+            self._one[docname] = self.lists.of(me)  # type: ignore[union-attr]
+        return self._one[docname]
+
+    def all(self) -> dict[str, list[str]]:
+        """Every post's list."""
+        if self._all is None:
+            self._all = self._make_all()
+        return self._all
 
 
 #: Where more posts' vectors changed (a word many posts keep entered or left the edited
