@@ -81,10 +81,16 @@ def test_kept_pages_and_feeds_deleted_or_cut_short_are_written_again(site: Site)
     listing = site.html / "blog" / "page" / "1.html"
     listing.write_bytes(listing.read_bytes()[:500])
     (site.html / "posts" / "post-14.html").unlink()
+    # A page cut short with its search record deleted: the indexer would take the page. It is
+    # written again before the indexer lists the pages.
+    cut = site.html / "posts" / "post-13.html"
+    cut.write_bytes(cut.read_bytes()[:500])
+    (site.doctrees / "kb-search-records" / "posts" / "post-13.html").unlink()
     feeds = sorted(path for path in (site.html / "feeds").rglob("*") if path.is_file())
     feeds[0].unlink()
     feeds[1].write_bytes(b"")
     site.assert_clean_after_a_build()
+    assert "/posts/post-13.html" in pages_with(site.html / "pagefind", "paragraph")
 
 
 @pytest.mark.parametrize(

@@ -102,11 +102,14 @@ AFTER_PAGE_CONTEXT = 600
 SEARCH_RECORD = 950
 
 # -- html-collect-pages ---------------------------------------------------------------------------
-#: incremental.freshness: the pages of documents Sphinx did not write kept (their parts put in
-#: place, or written now), first: the search's records and the bundle take them in.
-KEEP_OTHER_PAGES = 50
+#: incremental.freshness: the pages of the other documents that are not there whole written,
+#: first: the search indexer lists every page.
+WRITE_NOT_WHOLE = 50
 #: search: Pagefind starts once the documents are written, before the generated pages.
 START_INDEXING = 100
+#: incremental.freshness: the other documents' changed parts put in place (the related lists
+#: made), while Pagefind runs: no search record changes.
+PUT_PARTS_IN_PLACE = 150
 
 # -- build-finished ------------------------------------------------------------------------------
 #: search: the background indexer (kb serve) told whether the build succeeded, once every

@@ -6,8 +6,9 @@ each page shows of the catalog, compare with the signatures of the last successf
 (kept in the doctree folder), and:
 
 * return the documents whose signature changed, so Sphinx rewrites them (no re-read);
-* once Sphinx has written those and the documents it read (``html-collect-pages``, first),
-  put the changed page parts and regions into every other document's page
+* once Sphinx has written those and the documents it read (``html-collect-pages``), have
+  Sphinx write the other documents' pages that are not there whole, then (once the search
+  indexer has started) put the changed page parts and regions into the others
   (:func:`_keep_other_pages`): what only other pages show is made after the edited page;
 * let generated pages (archives, feeds) be skipped when their signature and file are unchanged.
 
@@ -136,13 +137,34 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     return sorted(changed)
 
 
-def _keep_other_pages(app: Sphinx, *_) -> list:
+def _write_pages_not_whole(app: Sphinx, *_) -> list:
     """Once Sphinx has written the pages of the documents it read or that
-    :func:`_env_updated` named (the edited post's first: ``kb serve`` shows it now), each
-    document's page parts are signed, and the other documents' pages are kept: their changed
-    parts and regions put in place, or, where a page is not there whole, written by Sphinx
-    now. What only other pages show (the related lists of every post but the edited ones)
-    is then made after the edited page, not before it."""
+    :func:`_env_updated` named (the edited post's first: ``kb serve`` shows it now), the other
+    documents' pages that are not there whole (deleted, emptied or cut short since the last
+    build) are written by Sphinx, before the search indexer lists the pages."""
+    state = build_state(app)
+    if app.builder.format != "html" or state.state_new is None:
+        return []
+    ahead = state.checked_ahead
+
+    def whole(docname: str) -> bool:
+        if ahead is not None and docname in ahead.documents:
+            return docname in ahead.whole_pages  # as the standby found it
+        return is_whole(output_file(app, docname))
+
+    gone = {docname for docname in state.pages_to_keep if not whole(docname)}
+    if gone:
+        state.pages_to_keep = [name for name in state.pages_to_keep if name not in gone]
+        app.builder.write_documents(gone)
+    return []
+
+
+def _keep_other_pages(app: Sphinx, *_) -> list:
+    """Then each document's page parts are signed, and the other documents' pages, all whole,
+    get their changed parts and regions put in place (a page with no place for one, which
+    only a hand could have made, is written by Sphinx: the same text, so the same search
+    record). What only other pages show (the related lists of every post but the edited
+    ones) is then made after the edited page, while the search indexer runs."""
     state = build_state(app)
     if app.builder.format != "html" or state.state_new is None:
         return []
@@ -153,15 +175,12 @@ def _keep_other_pages(app: Sphinx, *_) -> list:
     }
     state.state_new["parts"] = parts
     old_parts = state.state_old.get("parts", {})
-    ahead = state.checked_ahead if not state.changed_regions else None
     unkept = []
     for docname in state.pages_to_keep:
         contents = _changed_parts(app, docname, parts[docname], old_parts.get(docname))
-        if ahead is not None and not contents and docname in ahead.documents:
-            kept = docname in ahead.whole_pages  # nothing to put in: as the standby found it
-        else:
-            kept = _keep_page(app, docname, output_file(app, docname), contents)
-        if not kept:  # deleted, emptied or cut short since: Sphinx would not write it again
+        if not contents and not state.changed_regions:
+            continue  # whole (_write_pages_not_whole), with nothing to put in
+        if not _keep_page(app, docname, output_file(app, docname), contents):
             unkept.append(docname)
     state.pages_to_keep = []
     if unkept:
@@ -540,7 +559,8 @@ def setup_freshness(app: Sphinx) -> None:
     app.connect("env-before-read-docs", _before_read, priority=events.LAST_TO_ADD_READS)
     # After the catalog (400) and the modules that derive data from it (kb-catalog-built).
     app.connect("env-updated", _env_updated, priority=events.SIGN_PAGES)
-    app.connect("html-collect-pages", _keep_other_pages, priority=events.KEEP_OTHER_PAGES)
+    app.connect("html-collect-pages", _write_pages_not_whole, priority=events.WRITE_NOT_WHOLE)
+    app.connect("html-collect-pages", _keep_other_pages, priority=events.PUT_PARTS_IN_PLACE)
     app.connect("build-finished", _build_finished)
     if crashing():  # tests/hostile: a build stopped while it reads
         app.connect("doctree-read", lambda app, doctree: crash_point("read"))
