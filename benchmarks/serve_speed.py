@@ -354,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     args.modes = list(checkouts)
 
     root = Path(tempfile.mkdtemp(prefix="kb-serve-bench-"))
+    servers: dict[str, Server] = {}
     started = time.perf_counter()
 
     def log(message: str) -> None:
@@ -373,7 +374,6 @@ def main(argv: list[str] | None = None) -> int:
         soon = {(mode, kind): [] for mode in args.modes for kind in args.changes}
         memory: dict[str, list[float]] = {mode: [] for mode in args.modes}
         readiness: dict[str, list[float]] = {mode: [] for mode in args.modes}
-        servers = {}
         for offset, mode in enumerate(args.modes):
             port = args.port + offset
             log_path = root / f"serve-{mode}.log"
@@ -460,6 +460,9 @@ def main(argv: list[str] | None = None) -> int:
             }
             Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
     finally:
+        for server in servers.values():
+            if server.process.poll() is None:  # stopped by a failure: not left serving
+                server.stop()
         if args.keep:
             log(f"kept {root}")
         else:

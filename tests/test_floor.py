@@ -225,3 +225,18 @@ def test_saves_in_a_row_take_only_edits_and_a_pace_needs_a_turn():
         with pytest.raises(SystemExit) as stopped:
             serve_speed.main(argv)
         assert stopped.value.code == 2
+
+
+def test_every_added_post_is_published_on_the_day_the_benchmarks_build(tmp_path):
+    """An added post dated after the build's day (SOURCE_DATE_EPOCH, 2026-01-01) would be a
+    draft, whose page never comes: the fifteenth of a run of additions was."""
+    import re
+    from datetime import date
+
+    import corpus
+
+    build_day = date(2026, 1, 1)
+    for number in (1, 13, 14, 15, 100, 1013):
+        text = corpus.add_post(tmp_path, number, ["ada"], ["Article"]).read_text(encoding="utf-8")
+        day = date.fromisoformat(re.search(r"^date: (\S+)$", text, re.MULTILINE).group(1))
+        assert corpus.LAST_DAY < day < build_day, number
