@@ -34,6 +34,8 @@ from kb.incremental.freshness import check_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
 from kb.pages import related as related_module
 from kb.pages.related import make_ahead as related_ahead
+from kb.search.index import find_pagefind_ahead
+from kb.search.pagefind import find_pagefind
 from kb.upstream.sphinx_build import PreparedBuild
 from kb.upstream.sphinx_read import AnsweredAhead
 
@@ -107,6 +109,15 @@ def _edit(path: Path, old: str, new: str) -> None:
     assert old in text
     path.write_text(text.replace(old, new), encoding="utf-8")
     _later(path)
+
+
+def test_the_standby_finds_pagefinds_binary_while_it_waits(prepared):
+    """The build's search indexer starts once the pages are written: the search for
+    Pagefind's binary (its package imported and looked through) is done ahead, once."""
+    find_pagefind.cache_clear()
+    find_pagefind_ahead(prepared.app)
+    assert find_pagefind.cache_info().currsize == 1
+    assert find_pagefind() == find_pagefind.__wrapped__()
 
 
 def test_an_edited_post_keeps_the_prepared_application(prepared):

@@ -330,8 +330,8 @@ def work_ahead(app) -> None:
     :func:`kb.pages.related.make_ahead`), its answers to Sphinx's questions before the
     read (which documents there are and changed, told what changed since by
     :func:`kb.incremental.standby.still_current`) and which doctrees and pages are whole
-    (:func:`kb.incremental.freshness.check_ahead`), then out of the cycle collector's way. A
-    failure here only leaves it to the build."""
+    (:func:`kb.incremental.freshness.check_ahead`) and where Pagefind's binary is, then out of
+    the cycle collector's way. A failure here only leaves it to the build."""
     from sphinx.util.logging import suppress_logging
 
     from ..core.catalog import make_ahead
@@ -340,9 +340,11 @@ def work_ahead(app) -> None:
     from ..incremental.collector import freeze_while_waiting
     from ..incremental.freshness import check_ahead
     from ..pages.related import make_ahead as related_ahead
+    from ..search.index import find_pagefind_ahead
     from ..upstream.sphinx_read import AnsweredAhead
 
     state = build_state(app)
+    find_pagefind_ahead(app)
     try:
         make_ahead(app)
     except Exception:  # noqa: BLE001  (the build makes every record itself, and reports)

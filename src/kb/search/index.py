@@ -24,6 +24,7 @@ What this module does:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -80,6 +81,15 @@ def _start_indexing(app: Sphinx):
     logger.info("kb search: indexing %d pages with Pagefind", len(state.search_sources))
     state.search_run = _index_run(app, state.search_sources)
     return []
+
+
+def find_pagefind_ahead(app: Sphinx) -> None:
+    """``kb serve``'s standby, while it waits: Pagefind's binary found (once a process: its
+    package is searched), so that the build's indexer starts that much sooner after the
+    pages are written. A missing binary is left for the build to report."""
+    if enabled(app) and build_state(app).config.search_defer:
+        with contextlib.suppress(Exception):
+            find_pagefind()
 
 
 def _index_run(app: Sphinx, sources: dict[str, str]) -> IndexRun:
