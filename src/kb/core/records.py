@@ -174,6 +174,10 @@ class PagePart:
     end: str
     sign: Signer  # (app, docname) -> what the part shows on that page
     render: Callable[[Sphinx, str], str]  # (app, docname) -> the HTML between the markers
+    # Called once before every document's part is signed: what the parts show made for all
+    # pages together (the related lists: only those that can change made again), rather than
+    # one page at a time as the pages Sphinx writes ask.
+    before_signing: Callable[[Sphinx], None] | None = None
 
 
 @dataclass(frozen=True)

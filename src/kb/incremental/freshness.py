@@ -169,6 +169,9 @@ def _keep_other_pages(app: Sphinx, *_) -> list:
     if app.builder.format != "html" or state.state_new is None:
         return []
     docs = state.state_new["docs"]
+    for part in state.page_parts:
+        if part.before_signing is not None:
+            part.before_signing(app)
     parts = {
         docname: {part.name: part.sign(app, docname) for part in state.page_parts}
         for docname in docs
