@@ -65,6 +65,19 @@ def test_a_file_a_page_shows_added_removed_or_rewritten_has_changed(tmp_path, ch
 
 
 @pytest.mark.unit
+def test_a_write_under_way_has_not_changed_anything_until_its_rename(tmp_path):
+    """The search indexer fills the search page in as the build ends (a new file, renamed over
+    it): a comparison that finds the new file before the rename sees nothing changed yet."""
+    out = _output(tmp_path)
+    shown = Shown(out, "search.html")
+    (out / "search.html.4242.139.partial").write_text("<p>half</p>", encoding="utf-8")
+    (out / "posts/.a.html.4242.partial").write_text("<p>half</p>", encoding="utf-8")
+    assert not shown.changed()
+    os.replace(out / "posts/.a.html.4242.partial", out / "posts/a.html")
+    assert shown.changed()
+
+
+@pytest.mark.unit
 def test_a_static_file_written_again_with_its_bytes_has_not_changed(tmp_path):
     """Sphinx renders basic.css and documentation_options.js again on every build."""
     out = _output(tmp_path)

@@ -44,6 +44,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from ..core.fileio import file_version, walk_files, write_if_changed
+from ..core.journal import PARTIAL_SUFFIX
 from ..core.state import build_state
 from ..core.urls import output_path
 from ..incremental.freshness import remove_gone_documents
@@ -119,10 +120,14 @@ class Shown:
 
 
 def output_stamps(outdir: Path) -> dict[str, Stamp]:
-    """Every file under ``outdir`` a page may show, by its path relative to it."""
+    """Every file under ``outdir`` a page may show, by its path relative to it. Not the new
+    files of writes under way (``*.partial``, renamed over the file once written): the search
+    indexer fills the search page in as the build ends, and a walk that found its new file
+    before the rename made the browsers reload a second time for nothing, now and then (the
+    rename itself is compared, as any file's new stamp)."""
     stamps: dict[str, Stamp] = {}
     for name, entry in walk_files(outdir, lambda _, name: name != BUNDLE_DIR):
-        if name not in NEVER_SHOWN:
+        if name not in NEVER_SHOWN and not name.endswith(PARTIAL_SUFFIX):
             with contextlib.suppress(OSError):  # removed while listed: not there
                 stamps[name] = file_version(entry.stat(follow_symlinks=False))
     return stamps
