@@ -39,10 +39,10 @@ from kb.pages import related as related_module
 from kb.pages import relatedrank
 from kb.pages.related import top_terms
 from kb.pages.relatedrank import (
+    Chosen,
     LastEntries,
     Lists,
     related_lists,
-    related_lists_again,
     similarity,
     vectors,
 )
@@ -277,7 +277,7 @@ def test_the_lists_made_again_after_one_posts_words_changed_are_the_whole_ones(
     specs, count, data
 ) -> None:
     """An edit that changes how often a post uses its words (not which): only the lists that
-    could change are made again (related_lists_again), and they are the lists made whole."""
+    could change are made again (Chosen.again), and they are the lists made whole."""
     posts, terms = _posts_and_terms(specs)
     before = related_lists(posts, terms, count)
     edited = data.draw(st.sampled_from(posts)).docname
@@ -289,11 +289,11 @@ def test_the_lists_made_again_after_one_posts_words_changed_are_the_whole_ones(
     after = {**terms, edited: top_terms(" ".join(w for w, n in counts.items() for _ in range(n)))}
     assert {w for w, _ in after[edited]} == set(words)  # the same words, other counts
     whole = related_lists(posts, after, count)
-    assert related_lists_again(posts, after, count, before, edited) == whole
+    assert Chosen.again(posts, after, count, before, edited).all() == whole
     # The build read the edited post again: a new record of it.
     ahead = Lists(data.draw(st.permutations(posts)), terms, count)
     read_again = [replace(post) if post.docname == edited else post for post in posts]
-    assert related_lists_again(read_again, after, count, before, edited, ahead) == whole
+    assert Chosen.again(read_again, after, count, before, edited, ahead).all() == whole
     assert {id(post) for post in ahead.posts} == {id(post) for post in read_again}
 
 
@@ -315,7 +315,7 @@ def test_the_lists_made_again_from_those_made_ahead_after_any_edit_are_the_whole
     read_again = [replace(post) if post.docname == edited else post for post in posts]
     kept, relatedrank.AGAIN_AT_MOST = relatedrank.AGAIN_AT_MOST, at_most
     try:
-        again = related_lists_again(read_again, after, count, before, edited, ahead)
+        again = Chosen.again(read_again, after, count, before, edited, ahead).all()
     finally:
         relatedrank.AGAIN_AT_MOST = kept
     assert again == related_lists(posts, after, count)
@@ -368,9 +368,9 @@ def test_a_post_whose_edit_puts_it_above_a_lists_last_entry_enters_that_list() -
     after = {**terms, "p06": top_terms(" ".join(["warp"] * 6 + ["tile", "fp8", "tma"]))}
     whole = related_lists(posts, after, 1)
     assert whole["p07"] == ["p06"]
-    assert related_lists_again(posts, after, 1, before, "p06") == whole
+    assert Chosen.again(posts, after, 1, before, "p06").all() == whole
     ahead = Lists(posts, terms, 1)
-    assert related_lists_again(posts, after, 1, before, "p06", ahead) == whole
+    assert Chosen.again(posts, after, 1, before, "p06", ahead).all() == whole
 
 
 def test_what_was_made_ahead_is_taken_once_and_only_for_the_posts_the_kept_lists_were_made_of():

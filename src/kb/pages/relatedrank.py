@@ -182,19 +182,6 @@ def related_lists(
     return Chosen.whole(posts, terms, count).all()
 
 
-def related_lists_again(
-    posts: list[Post],
-    terms: dict[str, tuple[tuple[str, int], ...]],
-    count: int,
-    before: dict[str, list[str]],
-    changed: str,
-    ahead: Lists | None = None,
-) -> dict[str, list[str]]:
-    """:func:`related_lists`, from the lists ``before`` made of the same posts and ``count``,
-    when only the words of post ``changed`` have changed since (:meth:`Chosen.again`)."""
-    return Chosen.again(posts, terms, count, before, changed, ahead).all()
-
-
 class Chosen:
     """Every post's list, each made when first asked for: one post's from what the lists
     choose from as the posts are now (``lists``), all of them by ``make_all``, which makes
