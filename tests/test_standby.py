@@ -10,8 +10,14 @@ file a reader can fetch is the file a clean build writes.
 
 from __future__ import annotations
 
+import fcntl
+import io
+import json
 import os
+import pickle
 import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -19,10 +25,13 @@ from helpers import soup
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sitebuild import BuiltOnce, copy_root, warm_worker
+from sphinx.application import ENV_PICKLE_FILENAME
 from test_output import site_files, wait_for_background_index
 
 from kb.checks.bounded import DEFAULT_LIMIT
+from kb.cli import buildworker
 from kb.cli.serve import build_folders, sphinx_arguments
+from kb.core import output as output_module
 from kb.core import validation as validation_module
 from kb.core.ablog import matched_posts
 from kb.core.catalog import make_ahead as catalog_ahead
@@ -685,3 +694,183 @@ def test_any_sequence_of_changes_leaves_a_clean_builds_files(
             assert worker.last_prepared == may_use, (kind, number)
     wait_for_background_index(site)
     _assert_same_as_clean_build(site, scratch / "clean")
+
+
+# -- The next standby, made while the last build finishes ----------------------------------------
+
+
+class _LastBuild:
+    """What a build still writing its other pages holds: the folders' lock (its own
+    descriptors, as another process's would be), and the environment it saves on the way."""
+
+    def __init__(self, build: PreparedBuild) -> None:
+        args = build.args
+        self.environment = Path(args.doctreedir) / ENV_PICKLE_FILENAME
+        self.descriptors = [
+            os.open(folder, os.O_RDONLY) for folder in (args.outputdir, args.doctreedir)
+        ]
+        for descriptor in self.descriptors:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+
+    def save_environment(self, mark: str) -> None:
+        """A new environment file renamed over the old one, as the build's saver writes it,
+        marked so that a test can tell which one an application loaded."""
+        with self.environment.open("rb") as handle:
+            env = pickle.load(handle)
+        env.kb_test_saved_by = mark
+        partial = self.environment.with_name(self.environment.name + ".saving")
+        with partial.open("wb") as handle:
+            pickle.dump(env, handle, pickle.HIGHEST_PROTOCOL)
+        os.replace(partial, self.environment)
+
+    def finish(self) -> None:
+        while self.descriptors:
+            os.close(self.descriptors.pop())  # and the lock
+
+
+def _prepare_while(build: PreparedBuild) -> threading.Thread:
+    thread = threading.Thread(target=build.prepare, daemon=True)
+    thread.start()
+    return thread
+
+
+def _until(condition, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "never came"
+        time.sleep(0.005)
+
+
+@pytest.fixture
+def standby_build(built_by_the_worker, monkeypatch):
+    """A standby's application, not yet made, for the listings root as the worker built it;
+    its environment is loaded before the lock (as kb serve's standby does), and the last build
+    still holds the folders."""
+    monkeypatch.setattr(output_module, "_load_first", None)  # this process's setting, undone
+    build = PreparedBuild(sphinx_arguments(built_by_the_worker.restore()) + ["-q"])
+    last = _LastBuild(build)
+    output_module.load_before_locking(last.environment)
+    yield build, last
+    last.finish()
+    build.close()
+    if build.app is not None:
+        release(build_state(build.app).locks)
+
+
+def test_a_standby_loads_the_environment_the_last_build_saves_then_takes_the_lock(standby_build):
+    build, last = standby_build
+    thread = _prepare_while(build)
+    thread.join(0.5)
+    assert thread.is_alive(), "made from the environment the last build started from"
+    last.save_environment("the last build")
+    # Looked at (and then loaded) while the last build still holds the folders.
+    _until(lambda: output_module._load_first.when_loaded is not None)
+    thread.join(0.5)
+    assert thread.is_alive(), "the lock was taken while the last build held it"
+    last.finish()
+    thread.join()
+    app = build.app
+    assert app is not None
+    assert app.env.kb_test_saved_by == "the last build"
+    assert output_module.loaded_what_is_saved()
+    assert build_state(app).locks  # held once loaded, until the standby lets it go
+
+
+def test_a_standby_whose_environment_was_saved_again_while_it_loaded_is_not_used(standby_build):
+    build, last = standby_build
+    thread = _prepare_while(build)
+    last.save_environment("the last build")
+    _until(lambda: output_module._load_first.when_loaded is not None)
+    # Replaced (or deleted, by a build that failed) after the standby looked at it: which
+    # file it loaded, it cannot tell.
+    last.save_environment("again")
+    last.finish()
+    thread.join()
+    assert build.app is not None
+    assert not output_module.loaded_what_is_saved()
+
+
+def test_a_standby_made_when_no_build_holds_the_folders_loads_what_is_there(standby_build):
+    build, last = standby_build
+    last.finish()
+    build.prepare()
+    assert build.app is not None
+    assert output_module.loaded_what_is_saved()
+    assert not hasattr(build.app.env, "kb_test_saved_by")
+
+
+class _RecordedStandby:
+    """A standby that builds at once, recording when each standby was made."""
+
+    made: list[_RecordedStandby] = []
+
+    def __init__(self, arguments: list[str], keep_open: tuple[int, ...] = ()) -> None:
+        self.arguments, self.keep_open, self.result_fd = arguments, keep_open, 1000 + len(self.made)
+        self.made_before_build_returned = -1
+        self.made.append(self)
+
+    def build(self, written):
+        written()
+        self.made_before_build_returned = len(self.made)
+        return 0, ["json"], True
+
+    def discard(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("prepare", [True, False])
+def test_the_worker_makes_the_next_standby_once_the_documents_pages_are_written(
+    monkeypatch, prepare
+):
+    monkeypatch.setattr(buildworker, "Standby", _RecordedStandby)
+    monkeypatch.setattr(_RecordedStandby, "made", [])
+    replies = io.StringIO()
+    builds = buildworker.Builds(replies, keep_open=(7, 8))
+    first = builds.standby = _RecordedStandby(["-b", "html"])
+    assert builds.build(["-b", "html"], prepare) == ["json"]
+    if prepare:
+        # Made in the build's written(), before its result: it holds no copy of the pipe the
+        # build's result comes through.
+        assert first.made_before_build_returned == 2
+        assert builds.standby is _RecordedStandby.made[1]
+        assert builds.standby.keep_open == (7, 8, first.result_fd)
+        builds.prepare(["-b", "html"])
+        assert len(_RecordedStandby.made) == 2  # not made again after the result
+    else:
+        assert builds.standby is None and len(_RecordedStandby.made) == 1
+    lines = [json.loads(line) for line in replies.getvalue().splitlines()]
+    assert lines == [{"written": True}, {"status": 0, "prepared": True, "changed": True}]
+
+
+@pytest.mark.parametrize("large", [True, False])
+def test_only_a_large_environment_is_loaded_while_the_last_build_finishes(
+    built_by_the_worker, monkeypatch, large
+):
+    """A small one loads quickly after the build; loaded during its search indexer's run, it
+    slowed the search."""
+    monkeypatch.setattr(output_module, "_load_first", None)
+    build = PreparedBuild(sphinx_arguments(built_by_the_worker.restore()) + ["-q"])
+    last = _LastBuild(build)
+    size = last.environment.stat().st_size
+    threshold = size if large else size + 1
+    monkeypatch.setattr(buildworker, "LOAD_WHILE_THE_LAST_BUILD_FINISHES", threshold)
+    args = build.args
+    follow = threading.Thread(
+        target=buildworker._follow_the_last_build,
+        args=(Path(args.outputdir), Path(args.doctreedir)),
+        daemon=True,
+    )
+    follow.start()
+    follow.join(0.5)
+    try:
+        if large:  # at once: the standby loads before it locks
+            assert not follow.is_alive()
+            assert output_module._load_first is not None
+        else:  # once the last build lets the folders go
+            assert follow.is_alive()
+            last.finish()
+            follow.join()
+            assert output_module._load_first is None
+    finally:
+        last.finish()
+        follow.join()

@@ -26,11 +26,17 @@ FIND_DRAFTS = 400
 LEAVE_OUT_UNFINDABLE = DEFAULT
 #: core.finding: a post's own folder, once ablog has matched the posts.
 LEAVE_OUT_COMPANIONS = 600
+#: core.output: kb serve's standby waits for the environment the last build saves, once the
+#: sources are scanned, and before finding.has_saved_environment asks whether there is one.
+WAIT_FOR_SAVED_ENVIRONMENT = 800
 #: core.finding: what is left out joins exclude_patterns while Sphinx finds files; and
 #: core.configvalues: the values Sphinx compares with the last build's, made stable.
 AFTER_LEAVING_OUT = 900
 
 # -- builder-inited: the environment is loaded -------------------------------------------------
+#: core.output: kb serve's standby takes the lock it did not take at config-inited, before
+#: any handler reads the build's records.
+LOCK_ONCE_LOADED = -1
 #: incremental.collector: the collector resumes; core.state: the environment's state is ready.
 ENVIRONMENT_LOADED = 0
 #: core.state: kb's settings read; incremental.freshness: the journal opened, the build's records.
