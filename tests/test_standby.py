@@ -852,8 +852,7 @@ def test_only_a_large_environment_is_loaded_while_the_last_build_finishes(
     build = PreparedBuild(sphinx_arguments(built_by_the_worker.restore()) + ["-q"])
     last = _LastBuild(build)
     size = last.environment.stat().st_size
-    threshold = size if large else size + 1
-    monkeypatch.setattr(buildworker, "LOAD_WHILE_THE_LAST_BUILD_FINISHES", threshold)
+    monkeypatch.setenv(buildworker.LOAD_EARLY_VARIABLE, str(size if large else size + 1))
     args = build.args
     follow = threading.Thread(
         target=buildworker._follow_the_last_build,
@@ -874,3 +873,30 @@ def test_only_a_large_environment_is_loaded_while_the_last_build_finishes(
     finally:
         last.finish()
         follow.join()
+
+
+@pytest.mark.slow
+def test_saves_in_a_row_leave_a_clean_builds_files_with_environments_loaded_early(
+    built_by_the_worker, tmp_path, monkeypatch
+):
+    """Each save comes as soon as the last build has ended, while the next standby, made once
+    that build's pages were written, may still be making its application, with the lock taken
+    only once the environment is loaded (every environment here, however small). Each change
+    is one a standby builds whenever its stamps were taken: the text of posts, posts added,
+    deleted and renamed. (At this size the build has mostly saved the environment and ended
+    before the standby looks at it: the orders in between are tested above, with the lock and
+    the file in the test's hands.)"""
+    monkeypatch.setenv(buildworker.LOAD_EARLY_VARIABLE, "0")
+    site = built_by_the_worker.restore()
+    arguments = sphinx_arguments(site) + ["-q"]
+    changes = [("title", 13), ("body", 2), ("add", 1), ("title", 26), ("delete", 4)]
+    changes += [("rename", 7), ("body", 9), ("title", 3)]
+    with warm_worker(site) as worker:
+        assert worker.build(arguments) == 0
+        assert worker.wait_prepared()
+        for step, (kind, number) in enumerate(changes):
+            assert _apply(site, kind, number, step)
+            assert worker.build(arguments) == 0
+            assert worker.last_prepared, (step, kind)
+    wait_for_background_index(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")

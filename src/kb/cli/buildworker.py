@@ -341,6 +341,15 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
 #: for a standby made a few tenths of a second sooner).
 LOAD_WHILE_THE_LAST_BUILD_FINISHES = 32 * 1024 * 1024
 
+#: Another size in bytes for that choice (0: every environment), read by each standby: the
+#: tests drive the early load on sites of a few posts, and a benchmark may compare the two.
+LOAD_EARLY_VARIABLE = "KB_SERVE_LOAD_EARLY_BYTES"
+
+
+def _load_early_from() -> int:
+    given = os.environ.get(LOAD_EARLY_VARIABLE, "")
+    return int(given) if given.isdigit() else LOAD_WHILE_THE_LAST_BUILD_FINISHES
+
 
 def _follow_the_last_build(outdir: Path, doctreedir: Path) -> None:
     """A standby is made once the build before it has written the documents' pages
@@ -354,7 +363,7 @@ def _follow_the_last_build(outdir: Path, doctreedir: Path) -> None:
 
     environment = doctreedir / ENV_PICKLE_FILENAME
     try:
-        large = environment.stat().st_size >= LOAD_WHILE_THE_LAST_BUILD_FINISHES
+        large = environment.stat().st_size >= _load_early_from()
     except OSError:
         large = False  # none yet: the build before makes it
     if large:
