@@ -466,8 +466,9 @@ class Builds:
     def build(self, arguments: list[str], prepare: bool) -> list[str]:
         """Build with the standby if it was made for ``arguments``, else in a fresh child;
         reply, and return the modules the build imported. With ``prepare``, the next standby
-        is made as soon as the standby's build has written the documents' pages: it loads the
-        environment the build saves while the build writes the rest (:mod:`kb.core.output`)."""
+        is made as soon as the standby's build has written the documents' pages; on a large
+        site it loads the environment the build saves while the build writes the rest
+        (:func:`_follow_the_last_build`)."""
         standby, self.standby = self.standby, None
         built = None
         if standby is not None and standby.arguments == arguments:
