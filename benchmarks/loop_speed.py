@@ -124,15 +124,24 @@ def large_targets(figures: dict) -> list[Target]:
                        f"{page:.2f} s", within(page, 1.0))
             )  # fmt: skip
     sizes = figures["memory_mb"]["warm"]
-    growth = sizes[-1] / sizes[0] - 1
+    # Flat: read once the server is quiet before each edit, the median of the first ten
+    # against the last ten (read just after an edit, the next standby may be part way through
+    # loading the environment); a run that kept no such readings, the first and the last.
+    quiet = figures.get("memory_quiet_mb", {}).get("warm") or []
+    if quiet:
+        first, last = statistics.median(quiet[:10]), statistics.median(quiet[-10:])
+        judged = f"the last ten of {len(quiet)} edits against the first ten, once quiet"
+    else:
+        first, last = sizes[0], sizes[-1]
+        judged = f"last of {len(sizes)} edits against the first"
+    growth = last / first - 1
     flat = round(growth, 3) <= FLAT_GROWTH  # as shown: a tenth of a percent
     return [
         *edits,
         Target(f"`kb serve` memory at {posts} posts, most over {len(sizes)} edits",
                f"≤ {MEMORY_BOUND_MB} MB", f"{max(sizes):.0f} MB", max(sizes) <= MEMORY_BOUND_MB),
-        Target(f"`kb serve` memory, last of {len(sizes)} edits against the first",
-               f"flat (≤ +{FLAT_GROWTH:.0%})",
-               f"{sizes[0]:.0f} → {sizes[-1]:.0f} MB ({growth:+.1%})", flat),
+        Target(f"`kb serve` memory, {judged}", f"flat (≤ +{FLAT_GROWTH:.0%})",
+               f"{first:.0f} → {last:.0f} MB ({growth:+.1%})", flat),
     ]  # fmt: skip
 
 

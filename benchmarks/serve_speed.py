@@ -373,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
         # The saves of a turn after its first, --pace seconds after the last one's search.
         soon = {(mode, kind): [] for mode in args.modes for kind in args.changes}
         memory: dict[str, list[float]] = {mode: [] for mode in args.modes}
+        # Read once the standby is made, before a change: the same moment of each cycle (the
+        # reading after a change catches the next standby part way through its load).
+        memory_quiet: dict[str, list[float]] = {mode: [] for mode in args.modes}
         readiness: dict[str, list[float]] = {mode: [] for mode in args.modes}
         for offset, mode in enumerate(args.modes):
             port = args.port + offset
@@ -400,6 +403,7 @@ def main(argv: list[str] | None = None) -> int:
                             waited_from = time.monotonic()
                             servers[mode].wait_quiet()
                             readiness[mode].append(time.monotonic() - waited_from)
+                            memory_quiet[mode].append(servers[mode].memory_mb())
                             for other, server in servers.items():
                                 if other != mode:
                                     server.wait_quiet()
@@ -433,6 +437,13 @@ def main(argv: list[str] | None = None) -> int:
         print("| --- | --- | --- | --- |")
         for mode, sizes in memory.items():
             print(f"| {mode} | {sizes[0]:.0f} MB | {sizes[-1]:.0f} MB | {max(sizes):.0f} MB |")
+        print("\n| kb serve | memory (PSS) once quiet: first ten (median) | last ten | most |")
+        print("| --- | --- | --- | --- |")
+        for mode, sizes in memory_quiet.items():
+            if sizes:
+                first, last = statistics.median(sizes[:10]), statistics.median(sizes[-10:])
+                growth = f"{last:.0f} MB ({last / first - 1:+.1%})"
+                print(f"| {mode} | {first:.0f} MB | {growth} | {max(sizes):.0f} MB |")
         print("\n| kb serve | its standby made, after the search found the last change |")
         print("| --- | --- |")
         for mode, seconds in readiness.items():
@@ -456,6 +467,7 @@ def main(argv: list[str] | None = None) -> int:
                 "times": {f"{mode} {kind}": runs for (mode, kind), runs in times.items()},
                 "soon_after": {f"{mode} {kind}": runs for (mode, kind), runs in soon.items()},
                 "memory_mb": memory,
+                "memory_quiet_mb": memory_quiet,
                 "quiet_after_search_s": readiness,
             }
             Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")

@@ -125,6 +125,16 @@ def test_the_loop_report_judges_each_target_on_ratios_paired_by_round():
     memory = [verdicts[t.name] for t in targets if "memory" in t.name]
     assert memory == [("1200 MB", True), ("1000 → 1040 MB (+4.0%)", True)]
     assert "| **no** |" in loop_speed.table(targets)
+    # Readings once quiet, where the run kept them: the first ten against the last ten.
+    large["memory_quiet_mb"] = {"warm": [900.0] * 10 + [2000.0] + [960.0] * 10}
+    memory = [
+        (t.name, t.measured, t.met) for t in loop_speed.large_targets(large) if "memory" in t.name
+    ]
+    assert memory[1] == (
+        "`kb serve` memory, the last ten of 21 edits against the first ten, once quiet",
+        "900 → 960 MB (+6.7%)",
+        False,
+    )
 
 
 def test_a_paired_server_imports_kb_from_its_own_checkout(tmp_path):
