@@ -160,6 +160,12 @@ def file_version(info: os.stat_result) -> tuple[int, int, int]:
     return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
+def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
+    """:func:`file_version` and the change time: a file made unreadable (chmod) keeps its
+    version, not its stamp."""
+    return (*file_version(info), info.st_ctime_ns)
+
+
 def walk_files(
     root: str | os.PathLike[str], descend: Callable[[os.DirEntry, str], bool]
 ) -> Iterator[tuple[str, os.DirEntry]]:

@@ -37,7 +37,7 @@ from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util import logging
 
 from . import events
-from .fileio import crash_point, holds_exactly
+from .fileio import crash_point, file_stamp, holds_exactly
 from .state import BuildState, build_state
 
 try:
@@ -125,13 +125,12 @@ _Stamp = tuple[int, int, int, int] | None
 
 
 def _stamp(path: Path) -> _Stamp:
-    """The file's inode, modification time, size and change time; None where there is none
-    (a renamed file has a new inode)."""
+    """The file's stamp (:func:`~.fileio.file_stamp`: a renamed file has a new inode); None
+    where there is none."""
     try:
-        info = path.stat()
+        return file_stamp(path.stat())
     except OSError:
         return None
-    return (info.st_ino, info.st_mtime_ns, info.st_size, info.st_ctime_ns)
 
 
 @dataclass

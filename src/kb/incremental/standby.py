@@ -48,7 +48,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from ..core.ablog import match_posts_again, matched_posts
-from ..core.fileio import file_version, walk_files
+from ..core.fileio import file_stamp, walk_files
 from ..core.finding import SinceScanned, found_again
 from ..core.state import build_state
 from ..upstream.sphinx_read import source_relpaths
@@ -155,12 +155,7 @@ def _stamp(entry: os.DirEntry) -> Stamp:
         info = entry.stat()  # a link's target: what a build reads through it
     except OSError:
         info = entry.stat(follow_symlinks=False)  # a link to nothing
-    return _version(info)
-
-
-def _version(info: os.stat_result) -> Stamp:
-    # The change time too: a file made unreadable (chmod) keeps its version.
-    return (*file_version(info), info.st_ctime_ns)
+    return file_stamp(info)
 
 
 #: The stamp of a folder the stamps do not walk into, kept as its path and a ``/``: one made
@@ -210,5 +205,5 @@ def state_stamps(app: Sphinx) -> dict[str, Stamp]:
     buildinfo = Path(app.outdir, ".buildinfo")
     with contextlib.suppress(OSError):
         info = buildinfo.stat()
-        stamps[str(buildinfo)] = _version(info)
+        stamps[str(buildinfo)] = file_stamp(info)
     return stamps
