@@ -253,6 +253,9 @@ CHECKS = {
         "docutils.writer_settings"
     ],
     "test_a_detached_copy_pickles_without_its_document": ["docutils.detach"],
+    "test_sphinx_reads_the_tocs_as_a_mapping_that_keeps_them_pickled": [
+        "sphinx_tocs.keep_tocs_pickled"
+    ],
     "test_ablog_keeps_its_state_in_a_class_level_dict": ["ablog.reset_blog_state"],
     "test_posts_matched_again_are_those_ablog_matches": [
         "ablog.matched_blog_posts",
@@ -1076,6 +1079,100 @@ def test_a_detached_copy_pickles_without_its_document():
     detach(copy)
     assert copy.document is None
     assert len(pickle.dumps(copy)) < 110_000  # the document (and its 100 KB) is not dragged
+
+
+NUMBERED_GUIDE = """# Guides
+
+```{toctree}
+:glob:
+:numbered:
+
+*
+```
+"""
+
+SECTIONS = "\n## Install\n\nFirst.\n\n### From a wheel\n\nThen.\n\n## Run\n\nLast.\n"
+
+
+def _pages_and_tocs(app) -> tuple[dict[str, bytes], dict[str, str]]:
+    """The pages a build wrote, and the tocs of the environment it saved."""
+    from sphinx.application import ENV_PICKLE_FILENAME
+
+    outdir = Path(app.outdir)
+    pages = {p.relative_to(outdir).as_posix(): p.read_bytes() for p in outdir.rglob("*.html")}
+    tocs = pickle.loads((Path(app.doctreedir) / ENV_PICKLE_FILENAME).read_bytes()).tocs
+    return pages, {docname: tocs[docname].pformat() for docname in tocs}
+
+
+def test_sphinx_reads_the_tocs_as_a_mapping_that_keeps_them_pickled(
+    make_app, tmp_path, monkeypatch
+):
+    """Sphinx reads and sets ``env.tocs`` only as a mapping: with kb's PickledTocs a build
+    writes the pages and keeps the tocs (section numbers set in place included) that it does
+    with Sphinx's dictionary, clean and after an edit; and a build that loads them unpickles
+    only those it reads."""
+    from kb.incremental import tocs as incremental_tocs
+    from kb.upstream.sphinx_tocs import PickledTocs
+
+    sites = [copy_root("pages", tmp_path / name) for name in ("pickled", "dictionary")]
+    results = []
+    for site in sites:
+        (site / "pages/guide/index.md").write_text(NUMBERED_GUIDE, encoding="utf-8")
+        setup = site / "pages/guide/setup.md"
+        setup.write_text(setup.read_text(encoding="utf-8") + SECTIONS, encoding="utf-8")
+        if site.name == "dictionary":
+            monkeypatch.setattr(incremental_tocs, "keep_tocs_pickled", lambda env: None)
+        steps = []
+        for step in ("clean", "page added", "post edited"):
+            if step == "page added":  # numbered before setup: its sections are numbered again
+                (site / "pages/guide/basics.md").write_text("# Basics\n\n## First\n", "utf-8")
+            if step == "post edited":
+                alpha = site / "posts/alpha.md"
+                alpha.write_text(alpha.read_text("utf-8") + "\nOne more line.\n", "utf-8")
+            app = make_app("html", srcdir=site)
+            try:
+                app.build()
+                tocs = app.env.tocs
+                read = tocs.read_since_loaded() if isinstance(tocs, PickledTocs) else None
+                steps.append((_pages_and_tocs(app), type(tocs), read))
+            finally:
+                app.cleanup()
+        results.append(steps)
+    for (pickled, kind, _), (plain, plain_kind, _) in zip(*results, strict=True):
+        assert pickled == plain
+        assert (kind, plain_kind) == (PickledTocs, dict)
+    (pages, tocs), _, read = results[0][1]
+    # Sphinx numbers the sections in the nodes of env.tocs: the page it did not read again
+    # was loaded, and its toc changed in place, then saved with the environment.
+    assert 'secnumber="2 2"' in tocs["pages/guide/setup"]
+    assert b'<span class="section-number">2.2. </span>Run' in pages["pages/guide/setup.html"]
+    assert "pages/guide/setup" in read, read
+    # A post edited: of the posts' tocs, only its own is unpickled.
+    read = results[0][2][2]
+    assert [docname for docname in read if docname.startswith("posts/")] == ["posts/alpha"]
+
+
+def test_pickled_tocs_pickle_again_only_what_was_read():
+    from kb.upstream.sphinx_tocs import PickledTocs
+
+    def toc(title: str) -> nodes.bullet_list:
+        return nodes.bullet_list("", nodes.list_item("", nodes.paragraph(text=title)))
+
+    tocs = PickledTocs({"a": toc("A"), "b": toc("B")})
+    loaded = pickle.loads(pickle.dumps(tocs))
+    assert list(loaded) == ["a", "b"] and len(loaded) == 2 and "a" in loaded
+    assert loaded.read_since_loaded() == []
+    loaded["a"][0]["classes"].append("changed")  # read, then changed in place (as Sphinx numbers)
+    loaded["c"] = toc("C")
+    assert loaded.pop("b").astext() == "B"
+    again = pickle.loads(pickle.dumps(loaded))
+    assert again.read_since_loaded() == []
+    assert again["a"][0]["classes"] == ["changed"]
+    assert [again[name].astext() for name in again] == ["A", "C"]
+    untouched = pickle.loads(pickle.dumps(again))
+    # An entry no one read is pickled as the very bytes it was loaded from, not pickled again.
+    assert untouched.pickled()["a"] is untouched.pickled()["a"]
+    assert untouched.pickled() == again.pickled()
 
 
 def writer_settings_for_tests():

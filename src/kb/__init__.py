@@ -50,7 +50,7 @@ def setup(app: Sphinx) -> dict:
         state,
         validation,
     )
-    from .incremental import collector, copies, doctrees, freshness, templatecache
+    from .incremental import collector, copies, doctrees, freshness, templatecache, tocs
     from .search import index as search_index
     from .search import stems as search_stems
 
@@ -62,6 +62,7 @@ def setup(app: Sphinx) -> dict:
     # The ground floor: posts become the catalog.
     collector.setup_collector(app)
     doctrees.setup_doctrees(app)
+    tocs.setup_tocs(app)
     output.setup_output(app)
     templatecache.setup_templatecache(app)
     finding.setup_finding(app)

@@ -2,7 +2,8 @@
 written page are replaced in place (:mod:`.freshness`, with the journal of
 :mod:`kb.core.journal` that makes a stopped build harmless), compiled templates kept between
 builds (:mod:`.templatecache`), the cycle collector kept off the objects a build keeps
-(:mod:`.collector`) and the doctrees a clean build holds in memory (:mod:`.doctrees`).
+(:mod:`.collector`), the doctrees a clean build holds in memory (:mod:`.doctrees`)
+and each document's table of contents kept pickled on its own (:mod:`.tocs`).
 
 One state file: ``kb-state.json`` in the doctree folder holds the pages' record and every
 section a feature keeps between builds (``BuildState.kept_sections``), replaced whole when a
