@@ -10,6 +10,7 @@ file a reader can fetch is the file a clean build writes.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import json
@@ -30,6 +31,7 @@ from test_output import site_files, wait_for_background_index
 
 from kb.checks.bounded import DEFAULT_LIMIT
 from kb.cli import buildworker
+from kb.cli.buildworker import ahead_steps, work_ahead
 from kb.cli.serve import build_folders, sphinx_arguments
 from kb.core import output as output_module
 from kb.core import validation as validation_module
@@ -43,6 +45,7 @@ from kb.incremental.freshness import check_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
 from kb.pages import related as related_module
 from kb.pages.related import make_ahead as related_ahead
+from kb.pages.related import make_lists_ahead
 from kb.search.index import find_pagefind_ahead
 from kb.search.pagefind import find_pagefind
 from kb.upstream.sphinx_build import PreparedBuild
@@ -342,12 +345,57 @@ def test_related_lists_made_ahead_follow_a_post_whose_tags_changed(built_by_the_
     try:
         catalog_ahead(made.app)
         related_ahead(made.app)
+        make_lists_ahead(made.app)
         _edit(site / "posts/post-14.md", "tags: [attention]", "tags: [gemm, fp8]")
         assert made.still_current()
         assert made.build.run(save_environment_aside=True) == 0
     finally:
         made.close()
     wait_for_background_index(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+def test_the_word_to_build_is_seen_waiting_and_left_to_be_read():
+    """How a standby working ahead knows the author saved: the word is on its pipe (or the
+    pipe was closed), and it is still there for the standby to read."""
+    read, write = os.pipe()
+    try:
+        assert not buildworker._readable(read)
+        os.write(write, b"go\n")
+        assert buildworker._readable(read) and buildworker._readable(read)
+        assert os.read(read, 16) == b"go\n"
+        os.close(write)
+        assert buildworker._readable(read)  # end of input: the worker discarded it
+    finally:
+        os.close(read)
+        with contextlib.suppress(OSError):
+            os.close(write)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("steps", [0, len(ahead_steps()) - 1, len(ahead_steps())])
+def test_a_standby_told_to_build_while_it_works_ahead_stops_and_builds_what_a_clean_build_does(
+    built_by_the_worker, tmp_path, steps
+):
+    """The author saves while the standby works ahead: it stops after the step it is in (none
+    made; all but what the related lists choose from; all), and its build, which makes what
+    it needs of the rest, writes what a clean build writes, here for an edit that changes a
+    post's words (the related lists are made again)."""
+    site = built_by_the_worker.restore()
+    made = Prepared(site)
+    try:
+        asked = []
+        work_ahead(made.app, told=lambda: asked.append(1) or len(asked) > steps)
+        state = build_state(made.app)
+        assert (state.catalog_ahead is not None) == (steps >= 2)
+        assert (state.related_ahead is not None) == (steps == len(ahead_steps()))
+        post = site / "posts/post-14.md"
+        post.write_text(post.read_text() + "\nattention attention attention attention\n")
+        _later(post)
+        assert made.still_current()
+        assert made.build.run(save_environment_aside=True, questions=state.questions_ahead) == 0
+    finally:
+        made.close()
     _assert_same_as_clean_build(site, tmp_path / "clean")
 
 
@@ -378,6 +426,7 @@ def test_related_lists_made_ahead_follow_a_post_whose_words_changed(
     try:
         catalog_ahead(made.app)
         related_ahead(made.app)
+        make_lists_ahead(made.app)
         ahead = build_state(made.app).related_ahead
         terms = env_state(made.app.env).related_terms
         kept = terms["posts/post-14"]

@@ -127,13 +127,16 @@ def _freeze_what_is_kept(app: Sphinx, *arguments) -> None:
         gc.freeze()
 
 
-def freeze_while_waiting(app: Sphinx) -> None:
+def freeze_while_waiting(app: Sphinx, collect: bool = True) -> None:
     """``kb serve``'s standby has made its application and what the build can make ahead
     (:mod:`kb.cli.buildworker`), and waits for the author: collect and freeze it now, while
     no one waits, so that the build's full collections walk only what the build makes (its
-    first one took 50-110 ms at 10,000 posts, 25-40 ms after this)."""
+    first one took 50-110 ms at 10,000 posts, 25-40 ms after this). Where the author has
+    saved already (``collect`` False), it freezes without the collection's walk, as a build
+    that read few documents does (:func:`_freeze_what_is_kept`)."""
     if build_state(app).collector_freezes:
-        gc.collect()
+        if collect:
+            gc.collect()
         gc.freeze()
 
 

@@ -166,25 +166,36 @@ class RelatedAhead:
 def make_ahead(app: Sphinx) -> None:
     """While ``kb serve``'s standby waits: what the related lists take of, and show of, each
     post record made ahead (:func:`kb.core.catalog.make_ahead`), which the build keeps for the
-    documents it does not read again; and what the lists choose from (:class:`RelatedAhead`),
-    which the build takes when one post changes how often it uses its words."""
+    documents it does not read again."""
     state = build_state(app)
-    ahead = state.catalog_ahead
-    if ahead is None:
-        return
     terms, signs = env_state(app.env).related_terms, env_state(app.env).related_signs
-    pages = []
-    for _, posts in ahead.records.values():
-        for post in posts:
-            if not post.section:  # a section post has no page, so no related posts
-                _made_of(post, terms, signs)
-                _shown(post)
-                if post.published:
-                    pages.append(post)
+    for post in _records_ahead(state):
+        _made_of(post, terms, signs)
+        _shown(post)
+
+
+def make_lists_ahead(app: Sphinx) -> None:
+    """While ``kb serve``'s standby waits, after :func:`make_ahead`: what the lists choose
+    from (:class:`RelatedAhead`), which the build takes when one post changes how often it
+    uses its words (no other build needs it)."""
+    state = build_state(app)
     count = state.config.related_posts
-    if count and state.config.incremental and app.builder.format == "html":
+    if state.catalog_ahead is None or not count:
+        return
+    if state.config.incremental and app.builder.format == "html":
+        terms, signs = env_state(app.env).related_terms, env_state(app.env).related_signs
+        pages = [post for post in _records_ahead(state) if post.published]
         made = {post.docname: _made_of(post, terms, signs) for post in pages}
         state.related_ahead = RelatedAhead(count, made, Lists(pages, terms, count))
+
+
+def _records_ahead(state) -> list[Post]:
+    """The post records made ahead that have a page (a section post has none, so no related
+    posts); none if none were made."""
+    ahead = state.catalog_ahead
+    if ahead is None:
+        return []
+    return [post for _, posts in ahead.records.values() for post in posts if not post.section]
 
 
 def _catalog_built(app: Sphinx, catalog: Catalog) -> None:
