@@ -380,7 +380,13 @@ def test_what_was_made_ahead_is_taken_once_and_only_for_the_posts_the_kept_lists
         [(1, {"a"}, set(), "", ["warp"]), (2, {"a"}, set(), "", ["tile"])]
     )
     made = {"p00": ["id0", "words0", "sign0"], "p01": ["id1", "words1", "sign1"]}
-    ahead = related_module.RelatedAhead(3, made, Lists(posts, terms, 3))
+    ahead = related_module.RelatedAhead(3, made, posts, terms)
+    assert not ahead.ranked
+    before = terms["p01"]
+    terms["p01"] = (("other", 2),)  # as a build that reads the post again
+    # Made when first asked for, of the terms as they were when it was made.
+    assert ahead.lists.posts == posts and ahead.ranked
+    assert ahead.lists.kept[ahead.lists.number["p01"]] == before
     assert ahead.matches(3, {name: list(parts) for name, parts in made.items()})
     assert not ahead.matches(4, made)
     assert not ahead.matches(3, {**made, "p01": ["id1", "words1", "another sign"]})

@@ -372,15 +372,32 @@ def test_the_word_to_build_is_seen_waiting_and_left_to_be_read():
             os.close(write)
 
 
+def _words_edit(app, post: Path, edit: str) -> None:
+    """Append to ``post`` nine times a word: its most frequent (how often it uses its words
+    changes) or one only other posts keep (it keeps another word)."""
+    terms = env_state(app.env).related_terms
+    docname = post.relative_to(app.srcdir).with_suffix("").as_posix()
+    mine = {term for term, _ in terms[docname]}
+    others = sorted({term for name in terms if name != docname for term, _ in terms[name]})
+    word = terms[docname][0][0] if edit == "rewrite" else next(t for t in others if t not in mine)
+    post.write_text(post.read_text() + f"\n{' '.join([word] * 9)}\n")
+    _later(post)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("steps", [0, len(ahead_steps()) - 1, len(ahead_steps())])
+@pytest.mark.parametrize(
+    ("steps", "edit"),
+    [(0, "rewrite"), (len(ahead_steps()) - 1, "rewrite"), (len(ahead_steps()) - 1, "reword"),
+     (len(ahead_steps()), "reword")],
+)  # fmt: skip
 def test_a_standby_told_to_build_while_it_works_ahead_stops_and_builds_what_a_clean_build_does(
-    built_by_the_worker, tmp_path, steps
+    built_by_the_worker, tmp_path, steps, edit
 ):
     """The author saves while the standby works ahead: it stops after the step it is in (none
-    made; all but what the related lists choose from; all), and its build, which makes what
-    it needs of the rest, writes what a clean build writes, here for an edit that changes a
-    post's words (the related lists are made again)."""
+    made; all but the related lists themselves; all), and its build, which makes what it needs
+    of the rest (the lists, from the posts and terms before its read), writes what a clean
+    build writes, for an edit that changes how often a post uses its words and one that
+    changes which words it keeps."""
     site = built_by_the_worker.restore()
     made = Prepared(site)
     try:
@@ -388,12 +405,13 @@ def test_a_standby_told_to_build_while_it_works_ahead_stops_and_builds_what_a_cl
         work_ahead(made.app, told=lambda: asked.append(1) or len(asked) > steps)
         state = build_state(made.app)
         assert (state.catalog_ahead is not None) == (steps >= 2)
-        assert (state.related_ahead is not None) == (steps == len(ahead_steps()))
-        post = site / "posts/post-14.md"
-        post.write_text(post.read_text() + "\nattention attention attention attention\n")
-        _later(post)
+        ahead = state.related_ahead
+        assert (ahead is not None and ahead.ranked) == (steps == len(ahead_steps()))
+        assert (ahead is not None) == (steps >= len(ahead_steps()) - 1)
+        _words_edit(made.app, site / "posts/post-14.md", edit)
         assert made.still_current()
         assert made.build.run(save_environment_aside=True, questions=state.questions_ahead) == 0
+        assert ahead is None or ahead.ranked  # made by the build, which needed them
     finally:
         made.close()
     _assert_same_as_clean_build(site, tmp_path / "clean")

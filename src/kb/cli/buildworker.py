@@ -403,13 +403,15 @@ def ahead_steps() -> list[Callable]:
     across posts; Sphinx's answers before the read, told what changed since by
     :func:`kb.incremental.standby.still_current`, and which doctrees and pages are whole,
     :func:`kb.incremental.freshness.check_ahead`; what the related lists take of each record,
-    :func:`kb.pages.related.make_ahead`); last what only a build that changes a post's words
-    takes (what the related lists choose from, :func:`kb.pages.related.make_lists_ahead`): at
-    10,000 posts about 0.6 s of the 1.6 s, which a save that comes sooner does not wait for."""
+    :func:`kb.pages.related.make_ahead`, and what they choose from,
+    :func:`kb.pages.related.make_lists_ahead`); last what only a build that changes how often
+    a post uses its words takes (the lists made, :func:`kb.pages.related.rank_ahead`): at
+    10,000 posts about 0.6 s of the 1.6 s, which a save that comes sooner does not wait for.
+    Its build makes them where it needs them, from the posts and terms before its read."""
     from ..core.catalog import make_ahead
     from ..core.validation import check_across_posts_ahead
     from ..pages.related import make_ahead as related_ahead
-    from ..pages.related import make_lists_ahead
+    from ..pages.related import make_lists_ahead, rank_ahead
     from ..search.index import find_pagefind_ahead
 
     return [
@@ -419,6 +421,7 @@ def ahead_steps() -> list[Callable]:
         _guarded(_answer_ahead, "questions_ahead", "checked_ahead"),
         _guarded(related_ahead),  # what it made of each record before failing is right
         _guarded(make_lists_ahead, "related_ahead"),
+        _guarded(rank_ahead, "related_ahead"),
     ]
 
 

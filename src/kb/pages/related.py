@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -135,17 +134,33 @@ def _identity(post: Post) -> list[str]:
     ]
 
 
-@dataclass
 class RelatedAhead:
     """What the lists choose from, made by ``kb serve``'s standby from the post records it made
     ahead (:func:`make_ahead`), with what each post's list is made of (:func:`_made_of`). At
-    10,000 posts making it took 0.55 s of an edit that changes how often a post uses its
-    words."""
+    10,000 posts making the lists took 0.55 s of an edit that changes how often a post uses its
+    words: they are made when first asked for, by the standby's last step
+    (:func:`rank_ahead`), or, where the author saved before it, by the build that needs them,
+    from the posts and terms as they were before the build read anything."""
 
-    count: int
-    made: dict[str, list[str]]
-    lists: Lists
-    taken: bool = False
+    def __init__(
+        self, count: int, made: dict[str, list[str]], posts: list[Post], terms: dict
+    ) -> None:
+        self.count, self.made = count, made
+        # A copy (of a dictionary of tuples): the build replaces the terms of what it reads.
+        self._posts, self._terms = posts, dict(terms)
+        self._lists: Lists | None = None
+        self.taken = False
+
+    @property
+    def lists(self) -> Lists:
+        if self._lists is None:
+            self._lists = Lists(self._posts, self._terms, self.count)
+        return self._lists
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the lists are made yet."""
+        return self._lists is not None
 
     def take(self) -> RelatedAhead | None:
         """It, for the first build that asks (which may change it); None after. It stays
@@ -177,7 +192,8 @@ def make_ahead(app: Sphinx) -> None:
 def make_lists_ahead(app: Sphinx) -> None:
     """While ``kb serve``'s standby waits, after :func:`make_ahead`: what the lists choose
     from (:class:`RelatedAhead`), which the build takes when one post changes how often it
-    uses its words (no other build needs it)."""
+    uses its words; the lists themselves are made by :func:`rank_ahead`, or when first asked
+    for, of the terms as they are now."""
     state = build_state(app)
     count = state.config.related_posts
     if state.catalog_ahead is None or not count:
@@ -186,7 +202,14 @@ def make_lists_ahead(app: Sphinx) -> None:
         terms, signs = env_state(app.env).related_terms, env_state(app.env).related_signs
         pages = [post for post in _records_ahead(state) if post.published]
         made = {post.docname: _made_of(post, terms, signs) for post in pages}
-        state.related_ahead = RelatedAhead(count, made, Lists(pages, terms, count))
+        state.related_ahead = RelatedAhead(count, made, pages, terms)
+
+
+def rank_ahead(app: Sphinx) -> None:
+    """While ``kb serve``'s standby waits, last: the lists of :func:`make_lists_ahead` made."""
+    ahead = build_state(app).related_ahead
+    if ahead is not None:
+        ahead.lists  # noqa: B018  (made now, while no one waits)
 
 
 def _records_ahead(state) -> list[Post]:
