@@ -230,7 +230,7 @@ class Chosen:
         Without ``ahead``, its kept terms must be the same words: no term's document frequency
         changed, so no other post's vector did. ``ahead`` is what the lists choose from
         (:class:`Lists`), made of the posts as they were when ``before`` was made, in any order
-        (``kb serve``'s standby makes it while it waits, :func:`kb.pages.related.make_ahead`);
+        (``kb serve``'s standby makes it while it waits, :func:`kb.pages.related.rank_ahead`);
         the edited post may then keep other words, and the vectors of the posts that keep a
         word it took or dropped change too (:meth:`Lists.edited`). Only the lists that can
         change are made again (:meth:`Lists.again`): every other one is the list the post
