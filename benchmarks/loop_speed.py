@@ -129,7 +129,7 @@ def large_targets(figures: dict) -> list[Target]:
     # loading the environment); a run that kept no such readings, the first and the last.
     quiet = figures.get("memory_quiet_mb", {}).get("warm") or []
     if quiet:
-        first, last = statistics.median(quiet[:10]), statistics.median(quiet[-10:])
+        first, last = serve_speed.first_and_last_ten(quiet)
         judged = f"the last ten of {len(quiet)} edits against the first ten, once quiet"
     else:
         first, last = sizes[0], sizes[-1]

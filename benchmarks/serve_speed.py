@@ -287,6 +287,12 @@ def make_change(kind: str, src: Path, port: int, round_number: int, site) -> Cha
     return Change(post.unlink, base + page, lambda status, text: status == 404, bundle, word, "")
 
 
+def first_and_last_ten(sizes: list[float]) -> tuple[float, float]:
+    """The median of the first ten readings and of the last ten: whether memory stays flat,
+    judged on readings taken at the same moment of each cycle."""
+    return statistics.median(sizes[:10]), statistics.median(sizes[-10:])
+
+
 def checkouts_by_mode(modes: list[str], after: Path, before: Path | None) -> dict[str, Path]:
     """The checkout whose ``kb`` each server runs: ``after`` for the modes asked for, and
     ``before``, when given, for a warm server of its own (mode ``before``)."""
@@ -441,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
         print("| --- | --- | --- | --- |")
         for mode, sizes in memory_quiet.items():
             if sizes:
-                first, last = statistics.median(sizes[:10]), statistics.median(sizes[-10:])
+                first, last = first_and_last_ten(sizes)
                 growth = f"{last:.0f} MB ({last / first - 1:+.1%})"
                 print(f"| {mode} | {first:.0f} MB | {growth} | {max(sizes):.0f} MB |")
         print("\n| kb serve | its standby made, after the search found the last change |")
