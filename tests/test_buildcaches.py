@@ -197,7 +197,7 @@ _WAITING = """
 import gc, io, sys, weakref
 from pathlib import Path
 from sphinx.testing.util import SphinxTestApp
-from kb.cli.buildworker import work_ahead
+from kb.cli import buildworker
 from kb.core.state import build_state
 
 class Cycle:
@@ -210,33 +210,65 @@ if sys.argv[2:] == ["build"]:
 else:
     left = weakref.ref(Cycle())
     frozen = gc.get_freeze_count()
-    work_ahead(app)
+    # The generation of each collection from the first step made ahead on, and the steps.
+    collections = []
+    steps = buildworker.ahead_steps
+    buildworker.ahead_steps = lambda: [
+        lambda app: collections.append("first"), *steps(), lambda app: collections.append("last")
+    ]
+    gc.callbacks.append(
+        lambda phase, info: collections.append(info["generation"])
+        if phase == "start" and collections else None
+    )
+    buildworker.work_ahead(app, told=lambda: sys.argv[2:] == ["told"])
+    gc.callbacks.clear()
     state = build_state(app)
     ahead = state.catalog_ahead
     made = [state.related_ahead, state.site_checks_ahead, state.questions_ahead]
     print(
         len(ahead.records) if ahead else 0, left() is None, gc.get_freeze_count() > frozen,
-        all(part is not None for part in made),
+        all(part is not None for part in made), str(collections).replace(" ", ""), gc.isenabled(),
     )
 app.cleanup()
 """
+
+
+def _wait_in_standby(site: Path, *steps: str) -> list[str]:
+    for step in ("build", *steps):
+        result = subprocess.run(
+            [sys.executable, "-c", _WAITING, str(site), step], capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr
+    return result.stdout.rsplit(None, 1)[0].split(None, 4) + result.stdout.split()[-1:]
 
 
 def test_the_standby_makes_each_part_ahead_then_collects_and_freezes_it(tmp_path):
     # Collected and frozen while no one waits: the build's full collections then walk only
     # what the build makes.
     site = copy_root("listings", tmp_path / "site")
-    for step in ("build", "wait"):
-        result = subprocess.run(
-            [sys.executable, "-c", _WAITING, str(site), step], capture_output=True, text=True
-        )
-        assert result.returncode == 0, result.stderr
-    records, left_freed, frozen_more, all_made = result.stdout.split()
+    records, left_freed, frozen_more, all_made, collections, enabled = _wait_in_standby(
+        site, "wait"
+    )
     assert int(records) > 0
     assert left_freed == "True"
     assert frozen_more == "True"
     # The related lists' vectors, the checks across posts and Sphinx's answers: made too.
     assert all_made == "True"
+    # The collector paused while it made them, then one full collection, and on again.
+    assert collections == "['first','last',2]"
+    assert enabled == "True"
+
+
+def test_a_standby_told_to_build_before_it_works_ahead_freezes_without_collecting(tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    records, left_freed, frozen_more, all_made, collections, enabled = _wait_in_standby(
+        site, "told"
+    )
+    assert (records, all_made) == ("0", "False")  # the build makes it all
+    assert left_freed == "False"  # the author waits: no walk of the heap
+    assert frozen_more == "True"
+    assert collections == "[]"
+    assert enabled == "True"
 
 
 def test_a_process_that_builds_again_freezes_nothing_more(make_app, tmp_path):

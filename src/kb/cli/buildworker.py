@@ -387,14 +387,16 @@ def work_ahead(app, told: Callable[[], bool] = lambda: False) -> None:
     ``told()`` (the author has saved: the word to build is waiting), it stops after the step
     it is in, and the build makes what was not made ahead, if it needs it. A failure here only
     leaves it to the build too."""
-    from ..incremental.collector import freeze_while_waiting
+    from ..incremental.collector import freeze_while_waiting, paused_while_working_ahead
 
-    for step in ahead_steps():
-        if told():
-            freeze_while_waiting(app, collect=False)  # the build waits: no walk of the heap
-            return
-        step(app)
-    freeze_while_waiting(app)
+    saved = False
+    with paused_while_working_ahead(app):
+        for step in ahead_steps():
+            saved = told()
+            if saved:
+                break
+            step(app)
+        freeze_while_waiting(app, collect=not saved)  # where the build waits, no walk of the heap
 
 
 def ahead_steps() -> list[Callable]:

@@ -54,6 +54,8 @@ to the collector as any program does.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 
 from sphinx.application import Sphinx
@@ -125,6 +127,24 @@ def _freeze_what_is_kept(app: Sphinx, *arguments) -> None:
         gc.collect()
     if state.collector_freezes:
         gc.freeze()
+
+
+@contextmanager
+def paused_while_working_ahead(app: Sphinx) -> Iterator[None]:
+    """``kb serve``'s standby makes ahead what the next build can (:mod:`kb.cli.buildworker`)
+    with the collector paused, as while the environment loads: at 10,000 posts that work
+    makes the catalog's records and the related lists' vectors, hundreds of thousands of
+    objects that live until the build ends, and the collector walked them in a full collection
+    and about 200 younger ones, 0.15 to 0.5 s of 1.5 s. :func:`freeze_while_waiting` then
+    collects once, where the author has not saved yet."""
+    paused = build_state(app).collector_freezes and gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def freeze_while_waiting(app: Sphinx, collect: bool = True) -> None:
