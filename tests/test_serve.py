@@ -138,6 +138,36 @@ def test_the_worker_learns_what_a_build_imports(site):
     assert import_what_builds_import(["colorsys", "sys"]) is False
 
 
+def test_the_worker_keeps_the_posts_days_a_build_read_for_the_next_standby(site, monkeypatch):
+    """A standby forked from the worker scans every post for drafts: it reads only those whose
+    stamp changed since the worker's last build read them (at 10,000 posts the whole scan took
+    0.8 s of every standby)."""
+    from kb.cli.buildworker import DRAFT_DAYS, build_in_child, import_what_builds_import
+    from kb.core import drafts
+
+    (site / "posts/post-27.md").write_text(
+        "---\nblogpost: true\ndate: 2999-01-01\ncategory: Article\n---\n# Later\n\nText.\n"
+    )
+    status, said = build_in_child(sphinx_arguments(site) + ["-q"])
+    assert status == 0
+    monkeypatch.setattr(drafts, "_days", {})  # what this process read before
+    import_what_builds_import(said)
+    assert len([line for line in said if line.startswith(DRAFT_DAYS)]) == 1
+    read = []
+    monkeypatch.setattr(drafts, "file_day", lambda path, *a: read.append(path) or "not read")
+    assert drafts.draft_sources(str(site), "posts/*.md", "%Y-%m-%d") == ["posts/post-27.md"]
+    assert read == []
+    # A post saved since the build is read again.
+    post = site / "posts/post-03.md"
+    post.write_text(post.read_text().replace("date: 2023", "date: 2998"))
+    assert drafts.draft_sources(str(site), "posts/*.md", "%Y-%m-%d") == ["posts/post-27.md"]
+    assert read == [str(post)]
+    # A line cut short (the build was killed as it wrote it) teaches nothing.
+    monkeypatch.setattr(drafts, "_days", {})
+    drafts.learn_days(next(line for line in said if line.startswith(DRAFT_DAYS))[:-20])
+    assert drafts._days == {}
+
+
 def test_the_worker_warms_up_what_a_first_page_needs(site):
     """kb serve's first build is most often one with nothing to write: the worker imports what
     writing a page and kb serve's own steps import, and compiles the common languages' rules

@@ -185,18 +185,24 @@ def build_in_child(arguments: list[str], keep_open: tuple[int, ...] = ()) -> tup
             _exit_child(status, modules_write)
     os.close(modules_write)
     with os.fdopen(modules_read, "r", encoding="utf-8") as modules:
-        imported = modules.read().split()  # until the child exits: a full pipe never blocks it
+        imported = modules.read().splitlines()  # until the child exits: a full pipe never blocks it
     _, wait_status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(wait_status), imported
 
 
 def import_what_builds_import(names: list[str]) -> bool:
     """Import the modules a build imported that this process has not, and compile the
-    Pygments lexers it compiled (:mod:`kb.upstream.pygments`); True if there were any."""
+    Pygments lexers it compiled (:mod:`kb.upstream.pygments`); True if there were any. Keep
+    the posts' days it read (:func:`kb.core.drafts.learn_days`), for the next standby's scan."""
+    from ..core.drafts import learn_days
     from ..upstream.pygments import compile_lexers
 
-    lexers = [name.removeprefix(LEXER) for name in names if name.startswith(LEXER)]
-    missing = [name for name in names if name not in sys.modules and not name.startswith(LEXER)]
+    said = [name for name in names if "=" in name]
+    for line in said:
+        if line.startswith(DRAFT_DAYS):
+            learn_days(line.removeprefix(DRAFT_DAYS))
+    lexers = [name.removeprefix(LEXER) for name in said if name.startswith(LEXER)]
+    missing = [name for name in names if name not in sys.modules and "=" not in name]
     for name in missing:
         _import_quietly(name)
     return compile_lexers(lexers) or bool(missing)
@@ -205,6 +211,8 @@ def import_what_builds_import(names: list[str]) -> bool:
 #: How a child names a lexer it compiled, among the modules it imported (no module's name has
 #: a ``=``).
 LEXER = "pygments-lexer="
+#: How it hands over the posts' days it read (:func:`kb.core.drafts.days_read`), on one line.
+DRAFT_DAYS = "drafts-days="
 
 
 #: What a standby child writes once it has made its application and what it makes ahead (before
@@ -271,7 +279,7 @@ class Standby:
         _, wait_status = os.waitpid(self.pid, 0)
         if verdict != "built":
             return None
-        return os.waitstatus_to_exitcode(wait_status), modules.split(), changed
+        return os.waitstatus_to_exitcode(wait_status), modules.splitlines(), changed
 
     def discard(self) -> None:
         os.close(self._go)  # end of input: the child exits without building
@@ -477,6 +485,7 @@ def _exit_child(status: int, result_fd: int, verdict: str | None = None) -> NoRe
     """End a forked child: flush its output, send ``verdict`` (if any) and then the modules
     it imported and the lexers it compiled, one per line, and exit without running the
     worker's cleanup."""
+    from ..core.drafts import days_read
     from ..upstream.pygments import compiled_lexers
 
     with contextlib.suppress(Exception):
@@ -484,6 +493,7 @@ def _exit_child(status: int, result_fd: int, verdict: str | None = None) -> NoRe
         sys.stderr.flush()
         lines = ([] if verdict is None else [verdict]) + sorted(sys.modules)
         lines += [LEXER + name for name in compiled_lexers()]
+        lines.append(DRAFT_DAYS + days_read())
         with os.fdopen(result_fd, "w", encoding="utf-8") as result:
             result.write("\n".join(lines))
     os._exit(status)
