@@ -19,6 +19,9 @@ lock only then (:func:`kb.core.output.load_before_locking`): at 10,000 posts a b
 for about 3 s after its page (the listings, the other pages' parts, the environment pickled,
 the search indexer), and a save in those seconds waited for all of it and then for the whole
 standby. Otherwise it waits until no build holds the folders, as one forked after the build.
+Each child tells the worker, as it exits, the modules it imported, the lexers it compiled and
+the posts' days it read (:func:`kb.core.drafts.days_read`), so that the next children start
+with them too.
 
 Protocol (one JSON object per line, over two pipes whose descriptors the server passes on the
 command line): the server sends ``{"arguments": [...], "prepare": B}`` (``sphinx-build``'s

@@ -31,8 +31,9 @@ edit at 10,000 posts: two before its page was written, of 0.04-0.14 s, finding 0
 objects): it freezes what exists once every document is read, and again when the pages are
 about to be written, without collecting first. What it leaves frozen is at most what a full
 collection would have found then (the collector runs one each time the heap grows by a
-quarter). ``kb serve``'s standby collects and freezes once it has made its application and
-waits for the author (:func:`freeze_while_waiting`): the build's collections then walk only
+quarter). ``kb serve``'s standby makes what it makes ahead with the collector paused
+(:func:`paused_while_working_ahead`), then collects and freezes once, and waits for the author
+(:func:`freeze_while_waiting`): the build's collections then walk only
 what the build makes.
 
 The build's end freezes everything that is left, too. A ``sphinx-build`` process ends right
