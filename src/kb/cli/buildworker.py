@@ -486,8 +486,8 @@ class _TellWritten:
 
 def _exit_child(status: int, result_fd: int, verdict: str | None = None) -> NoReturn:
     """End a forked child: flush its output, send ``verdict`` (if any) and then the modules
-    it imported and the lexers it compiled, one per line, and exit without running the
-    worker's cleanup."""
+    it imported, the lexers it compiled and the posts' days it read, one per line, and exit
+    without running the worker's cleanup."""
     from ..core.drafts import days_read
     from ..upstream.pygments import compiled_lexers
 
