@@ -100,8 +100,8 @@ def _drafts(days: dict[str, date | str | None]) -> list[str]:
 #: (:mod:`kb.incremental.standby`); the second scan then reads only the files saved in between:
 #: 4 ms instead of 18 ms at 1000 posts. kb serve's worker keeps what each build read for the
 #: standbys it forks next (:func:`days_read`, :func:`learn_days`), so that they too read only
-#: the files saved since: at 10,000 posts a whole scan took 0.26-0.30 s (1.4 s with the files
-#: out of the page cache), one with the days learnt 0.07 s.
+#: the files saved since: at 10,000 posts a whole scan took 0.27 s (1.4 s with the files
+#: out of the page cache), one with the days learnt 0.09 s (`benchmarks/standby_ahead.py`).
 _days: dict[tuple[str, str], tuple[tuple[int, int, int, int], date | str | None]] = {}
 #: The keys of :data:`_days` this process read from the file itself: what it hands on
 #: (:func:`days_read`). A child forked from kb serve's worker has the worker's days already.

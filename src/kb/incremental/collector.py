@@ -136,8 +136,9 @@ def paused_while_working_ahead(app: Sphinx) -> Iterator[None]:
     with the collector paused, as while the environment loads: at 10,000 posts that work
     makes the catalog's records and the related lists' vectors, hundreds of thousands of
     objects that live until the build ends, and the collector walked them in a full collection
-    and about 200 younger ones, 0.15 to 0.5 s of 1.5 s. :func:`freeze_while_waiting` then
-    collects once, where the author has not saved yet."""
+    and about 200 younger ones: the steps took 1.54 s with it on, 1.40 s paused (medians of
+    ``benchmarks/standby_ahead.py``). :func:`freeze_while_waiting` then collects once, where
+    the author has not saved yet."""
     paused = build_state(app).collector_freezes and gc.isenabled()
     if paused:
         gc.disable()
