@@ -2,7 +2,7 @@
 
 On a site that ``kb serve`` built (for example a copy kept by ``serve_speed.py --keep``,
 ``site-warm``), each round forks two standbys from one warm process, as ``kb serve``'s worker
-does, and times, interleaved (medians, min-max, in ms):
+does, and times, interleaved (medians, min-max):
 
 * each step of the work ahead (:func:`kb.cli.buildworker.ahead_steps`), run with the cycle
   collector on, as before ``paused_while_working_ahead``, and as the standby runs them now,
@@ -20,17 +20,19 @@ import argparse
 import gc
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from build_speed import spread  # noqa: E402
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 
 def _summary(label: str, times: list[float]) -> str:
-    ms = [1000 * t for t in times]
-    return f"{label}: {statistics.median(ms):.0f} ms ({min(ms):.0f}-{max(ms):.0f})"
+    return f"{label}: {spread(times)}"
 
 
 def _in_child(work) -> dict:
@@ -56,7 +58,8 @@ def _step_names(steps) -> list[str]:
         inner = [
             cell.cell_contents for cell in step.__closure__ or () if callable(cell.cell_contents)
         ]
-        names.append((inner[0] if inner else step).__name__)
+        function = inner[0] if inner else step
+        names.append(f"{function.__module__.rsplit('.', 1)[-1]}.{function.__name__}")
     return names
 
 

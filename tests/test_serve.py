@@ -151,7 +151,8 @@ def test_the_worker_keeps_the_posts_days_a_build_read_for_the_next_standby(site,
         assert len(lines) == 1
         return json.loads(lines[0].removeprefix(DRAFT_DAYS))
 
-    (site / "posts/post-27.md").write_text(
+    # A name with spaces: the child's lines are read as lines, not words.
+    (site / "posts/a later post.md").write_text(
         "---\nblogpost: true\ndate: 2999-01-01\ncategory: Article\n---\n# Later\n\nText.\n"
     )
     monkeypatch.setattr(drafts, "_days", {})  # what this process read before
@@ -170,11 +171,11 @@ def test_the_worker_keeps_the_posts_days_a_build_read_for_the_next_standby(site,
     read = []
     monkeypatch.setattr(drafts, "file_day", lambda path, *a: read.append(path) or "not read")
     drafts_now = drafts.draft_sources(str(site), "posts/*.md", "%Y-%m-%d")
-    assert drafts_now == ["posts/post-03.md", "posts/post-27.md"]
+    assert drafts_now == ["posts/a later post.md", "posts/post-03.md"]
     assert read == []
     # A post saved since is read again.
     post.write_text(post.read_text() + "\nMore.\n")
-    assert drafts.draft_sources(str(site), "posts/*.md", "%Y-%m-%d") == ["posts/post-27.md"]
+    assert drafts.draft_sources(str(site), "posts/*.md", "%Y-%m-%d") == ["posts/a later post.md"]
     assert read == [str(post)]
     # A line cut short (the build was killed as it wrote it) teaches nothing.
     monkeypatch.setattr(drafts, "_days", {})

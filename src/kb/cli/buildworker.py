@@ -419,8 +419,9 @@ def ahead_steps() -> list[Callable]:
     :func:`kb.pages.related.make_ahead`, and what they choose from,
     :func:`kb.pages.related.make_lists_ahead`); last what only a build that changes how often
     a post uses its words takes (the lists made, :func:`kb.pages.related.rank_ahead`): at
-    10,000 posts about 0.6 s of the 1.6 s, which a save that comes sooner does not wait for.
-    Its build makes them where it needs them, from the posts and terms before its read."""
+    10,000 posts about 0.55 s of the 1.4 s (``benchmarks/standby_ahead.py``), which a save
+    that comes sooner does not wait for. Its build makes them where it needs them, from the
+    posts and terms before its read."""
     from ..core.catalog import make_ahead
     from ..core.validation import check_across_posts_ahead
     from ..pages.related import make_ahead as related_ahead
