@@ -387,17 +387,18 @@ def _words_edit(app, post: Path, edit: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("steps", "edit"),
-    [(0, "rewrite"), (len(ahead_steps()) - 1, "rewrite"), (len(ahead_steps()) - 1, "reword"),
-     (len(ahead_steps()), "reword")],
+    [(0, "rewrite"), (5, "reword"), (len(ahead_steps()) - 1, "rewrite"),
+     (len(ahead_steps()) - 1, "reword"), (len(ahead_steps()), "reword")],
 )  # fmt: skip
 def test_a_standby_told_to_build_while_it_works_ahead_stops_and_builds_what_a_clean_build_does(
     built_by_the_worker, tmp_path, steps, edit
 ):
     """The author saves while the standby works ahead: it stops after the step it is in (none
-    made; all but the related lists themselves; all), and its build, which makes what it needs
-    of the rest (the lists, from the posts and terms before its read), writes what a clean
-    build writes, for an edit that changes how often a post uses its words and one that
-    changes which words it keeps."""
+    made; Sphinx's answers but not which files are whole, nor what the lists choose from; all
+    but the related lists themselves; all), and its build, which makes what it needs of the
+    rest (the check of the doctrees; the lists, from the posts and terms before its read),
+    writes what a clean build writes, for an edit that changes how often a post uses its words
+    and one that changes which words it keeps."""
     site = built_by_the_worker.restore()
     made = Prepared(site)
     try:
@@ -405,6 +406,9 @@ def test_a_standby_told_to_build_while_it_works_ahead_stops_and_builds_what_a_cl
         work_ahead(made.app, told=lambda: asked.append(1) or len(asked) > steps)
         state = build_state(made.app)
         assert (state.catalog_ahead is not None) == (steps >= 2)
+        # The fifth step answers Sphinx's questions, the sixth finds which files are whole.
+        assert (state.questions_ahead is not None) == (steps >= 5)
+        assert (state.checked_ahead is not None) == (steps >= 6)
         ahead = state.related_ahead
         assert (ahead is not None and ahead.ranked) == (steps == len(ahead_steps()))
         assert (ahead is not None) == (steps >= len(ahead_steps()) - 1)

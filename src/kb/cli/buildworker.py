@@ -411,19 +411,24 @@ def work_ahead(app, told: Callable[[], bool] = lambda: False) -> None:
 
 
 def ahead_steps() -> list[Callable]:
-    """What a standby makes ahead, in this order: first what every build takes (where
-    Pagefind's binary is; the post records, :func:`kb.core.catalog.make_ahead`; the checks
-    across posts; Sphinx's answers before the read, told what changed since by
-    :func:`kb.incremental.standby.still_current`, and which doctrees and pages are whole,
-    :func:`kb.incremental.freshness.check_ahead`; what the related lists take of each record,
-    :func:`kb.pages.related.make_ahead`, and what they choose from,
+    """What a standby makes ahead, in this order: first what every build takes, each step
+    before the ones that spare its build less for the time they take (where Pagefind's
+    binary is; the post records, :func:`kb.core.catalog.make_ahead`; what the related lists
+    take of each record, :func:`kb.pages.related.make_ahead`; the checks across posts;
+    Sphinx's answers before the read, told what changed since by
+    :func:`kb.incremental.standby.still_current`; which doctrees and pages are whole,
+    :func:`kb.incremental.freshness.check_ahead`, which spares the build only its check of
+    the doctrees, the pages' being after its page; what the related lists choose from,
     :func:`kb.pages.related.make_lists_ahead`); last what only a build that changes how often
     a post uses its words takes (the lists made, :func:`kb.pages.related.rank_ahead`): at
     10,000 posts about 0.55 s of the 1.4 s (``benchmarks/standby_ahead.py``), which a save
     that comes sooner does not wait for. Its build makes them where it needs them, from the
-    posts and terms before its read."""
+    posts and terms before its read. A save that comes while a step runs waits for that step:
+    Sphinx's answers and the check of what is whole are two steps (at 10,000 posts about 0.3
+    and 0.2 s), so that it waits for at most one of them."""
     from ..core.catalog import make_ahead
     from ..core.validation import check_across_posts_ahead
+    from ..incremental.freshness import check_ahead
     from ..pages.related import make_ahead as related_ahead
     from ..pages.related import make_lists_ahead, rank_ahead
     from ..search.index import find_pagefind_ahead
@@ -431,9 +436,10 @@ def ahead_steps() -> list[Callable]:
     return [
         find_pagefind_ahead,
         _guarded(make_ahead, "catalog_ahead"),
-        _guarded(check_across_posts_ahead, "site_checks_ahead"),
-        _guarded(_answer_ahead, "questions_ahead", "checked_ahead"),
         _guarded(related_ahead),  # what it made of each record before failing is right
+        _guarded(check_across_posts_ahead, "site_checks_ahead"),
+        _guarded(_answer_ahead, "questions_ahead"),
+        _guarded(check_ahead, "checked_ahead"),
         _guarded(make_lists_ahead, "related_ahead"),
         _guarded(rank_ahead, "related_ahead"),
     ]
@@ -460,13 +466,11 @@ def _answer_ahead(app) -> None:
     from sphinx.util.logging import suppress_logging
 
     from ..core.state import build_state
-    from ..incremental.freshness import check_ahead
     from ..upstream.sphinx_read import AnsweredAhead
 
     # Quietly: the build asks again where the answer may differ, and says what Sphinx says.
     with suppress_logging():
         build_state(app).questions_ahead = AnsweredAhead(app.builder)
-    check_ahead(app)
 
 
 class _TellWritten:
