@@ -38,6 +38,7 @@ from kb.core import validation as validation_module
 from kb.core.ablog import matched_posts
 from kb.core.catalog import make_ahead as catalog_ahead
 from kb.core.fileio import CRASH_VARIABLE
+from kb.core.journal import JOURNAL_FILE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state, env_state
 from kb.core.validation import check_across_posts_ahead
@@ -82,7 +83,7 @@ class Prepared:
         them (its search indexer takes them on, so the next application made waits for it)."""
         app = self.app
         state = build_state(app)
-        state.locks = lock_folders([app.outdir, app.doctreedir])
+        state.locks = lock_folders(output_module.locked_folders(app))
         current = still_current(app, self.made_from)
         if not current:
             release(state.locks)
@@ -771,17 +772,27 @@ def test_any_sequence_of_changes_leaves_a_clean_builds_files(
 
 
 class _LastBuild:
-    """What a build still writing its other pages holds: the folders' lock (its own
-    descriptors, as another process's would be), and the environment it saves on the way."""
+    """What a build still writing its other pages holds: the folders' lock and the lock it
+    does not hand on to its search indexer (its own descriptors, as another process's would
+    be), and the environment it saves on the way."""
 
     def __init__(self, build: PreparedBuild) -> None:
         args = build.args
         self.environment = Path(args.doctreedir) / ENV_PICKLE_FILENAME
+        building = Path(args.doctreedir) / output_module.BUILDING
+        building.mkdir(exist_ok=True)
+        self.building = os.open(building, os.O_RDONLY)
         self.descriptors = [
             os.open(folder, os.O_RDONLY) for folder in (args.outputdir, args.doctreedir)
         ]
-        for descriptor in self.descriptors:
+        for descriptor in [self.building, *self.descriptors]:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
+
+    def end_build(self) -> None:
+        """The build ends; its indexer, which holds the folders, goes on."""
+        if self.building >= 0:
+            os.close(self.building)
+            self.building = -1
 
     def save_environment(self, mark: str) -> None:
         """A new environment file renamed over the old one, as the build's saver writes it,
@@ -795,6 +806,7 @@ class _LastBuild:
         os.replace(partial, self.environment)
 
     def finish(self) -> None:
+        self.end_build()
         while self.descriptors:
             os.close(self.descriptors.pop())  # and the lock
 
@@ -845,6 +857,62 @@ def test_a_standby_loads_the_environment_the_last_build_saves_then_takes_the_loc
     assert app.env.kb_test_saved_by == "the last build"
     assert output_module.loaded_what_is_saved()
     assert build_state(app).locks  # held once loaded, until the standby lets it go
+
+
+def test_a_standby_waits_for_the_last_build_not_for_its_search_indexer(standby_build):
+    """The indexer a build leaves holds the folders until its bundle is in place: the standby
+    makes its application once the build has ended, and holds every lock only to build, after
+    the indexer. After a stopped build it waits for every lock before it makes its application,
+    which recovers the folders then."""
+    build, last = standby_build
+    thread = _prepare_while(build)
+    last.save_environment("the last build")
+    _until(lambda: output_module._load_first.when_loaded is not None)
+    thread.join(0.5)
+    assert thread.is_alive(), "made before the last build ended"
+    last.end_build()
+    thread.join(30)
+    assert not thread.is_alive(), "it waited for the search indexer"
+    app = build.app
+    assert app is not None and output_module.loaded_what_is_saved()
+    doctrees = Path(app.doctreedir).resolve()
+    assert build_state(app).locks == [doctrees / output_module.BUILDING]
+    release(build_state(app).locks)
+    # Its build takes every lock: it waits for the indexer.
+    got: list[Path] = []
+    locked = threading.Thread(
+        target=lambda: got.extend(output_module.lock_folders(output_module.locked_folders(app))),
+        daemon=True,
+    )
+    locked.start()
+    locked.join(0.5)
+    assert locked.is_alive(), "it built while the search indexer wrote"
+    last.finish()
+    locked.join(30)
+    assert not locked.is_alive() and len(got) == 3
+    release(got)
+
+
+def test_a_standby_after_a_stopped_build_waits_for_every_lock(built_by_the_worker, monkeypatch):
+    monkeypatch.setattr(output_module, "_load_first", None)
+    build = PreparedBuild(sphinx_arguments(built_by_the_worker.restore()) + ["-q"])
+    last = _LastBuild(build)
+    try:
+        (Path(build.args.doctreedir) / JOURNAL_FILE).write_text("a build stopped here\n")
+        output_module.load_before_locking(last.environment)
+        last.end_build()  # the build is gone; what holds the folders may still be writing
+        thread = _prepare_while(build)
+        thread.join(1.0)
+        assert thread.is_alive(), "made while a writer may be at work in the folders"
+        last.finish()
+        thread.join(60)
+        assert not thread.is_alive() and build.app is not None
+        assert len(build_state(build.app).locks) == 3
+    finally:
+        last.finish()
+        build.close()
+        if build.app is not None:
+            release(build_state(build.app).locks)
 
 
 def test_a_standby_whose_environment_was_saved_again_while_it_loaded_is_not_used(standby_build):
@@ -971,3 +1039,23 @@ def test_saves_in_a_row_leave_a_clean_builds_files_with_environments_loaded_earl
             assert worker.last_prepared, (step, kind)
     wait_for_background_index(site)
     _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+def test_the_search_indexers_files_are_not_what_says_another_build_ran(built_by_the_worker):
+    """The indexer a build leaves writes its files in the doctree folder while the next
+    standby is made: they do not make that standby's application stale; any other file the
+    folder gains does."""
+    from kb.search.index import BACKGROUND_LOG
+    from kb.search.shards import DIGESTS_FILE
+
+    site = built_by_the_worker.restore()
+    made = Prepared(site)
+    try:
+        doctrees = Path(made.app.doctreedir)
+        for name in (DIGESTS_FILE, BACKGROUND_LOG, f"{DIGESTS_FILE}.1.2.partial"):
+            (doctrees / name).write_text("written by the indexer, after the build")
+        assert made.still_current()
+        (doctrees / "kb-state.json").touch()
+        assert not made.still_current()
+    finally:
+        made.close()

@@ -292,7 +292,7 @@ class Standby:
 
 def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
     """The standby child: prepare, wait for the word, build if still current, exit."""
-    from ..core.output import loaded_what_is_saved, lock_folders, release
+    from ..core.output import loaded_what_is_saved, lock_folders, locked_folders, release
     from ..core.state import build_state
     from ..incremental.standby import Inputs, source_stamps, state_stamps, still_current
     from ..upstream.sphinx_build import PreparedBuild
@@ -326,7 +326,7 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
             with os.fdopen(go_fd, "rb") as go:
                 told = go.readline()
         if told and app is not None and made_from is not None:
-            build_state(app).locks = lock_folders([app.outdir, app.doctreedir])
+            build_state(app).locks = lock_folders(locked_folders(app))
             if still_current(app, made_from):
                 verdict = "built"
                 status = prepared.run(

@@ -18,10 +18,18 @@
   Before the first page, the build's journal is begun (:mod:`.journal`): a build stopped
   among its pages is recovered by the next one.
 
+A build also holds a third lock, on the folder ``kb-building`` in its doctree folder, which it
+does not hand on: the search indexer that outlives the build (:mod:`.detached`) holds the
+output and doctree folders until its bundle is in place, and ``kb-building`` says when the
+build itself has finished (:func:`locked_folders`).
+
 ``kb serve``'s standby (:mod:`kb.cli.buildworker`) makes the next build's application while
 the last build finishes: it takes the lock only once it has loaded the environment that build
 saved (:func:`load_before_locking`), and is used only if that file is still the one on disk
-once it holds the lock (:func:`loaded_what_is_saved`).
+once it holds the lock (:func:`loaded_what_is_saved`). What it waits for is the build, not
+its indexer (``kb-building`` alone, unless the last build was stopped: then every lock, so
+that no writer is at work while its application recovers the folders); its own build takes
+every lock, and so waits for the indexer.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from sphinx.util import logging
 
 from . import events
 from .fileio import crash_point, file_stamp, holds_exactly
+from .journal import JOURNAL_FILE
 from .state import BuildState, build_state
 
 try:
@@ -54,6 +63,20 @@ logger = logging.getLogger(__name__)
 #: ended without ``build-finished`` (an error while Sphinx started) must not leave the next
 #: build in the same process (a test run, a preview server) waiting for itself.
 _HELD: dict[Path, int] = {}
+
+#: The folder in the doctree folder whose lock a build holds and does not hand on (see the
+#: module's doc).
+BUILDING = "kb-building"
+
+
+def locked_folders(app: Sphinx) -> list[Path]:
+    """What a build locks: its output and doctree folders, and the doctree folder's
+    :data:`BUILDING` folder."""
+    return [Path(app.outdir), Path(app.doctreedir), _building(app)]
+
+
+def _building(app: Sphinx) -> Path:
+    return Path(app.doctreedir) / BUILDING
 
 
 def lock_folders(folders: list[Path], say_so: bool = True) -> list[Path]:
@@ -110,13 +133,16 @@ def release(held: list[Path]) -> None:
 
 
 def held_descriptors(app: Sphinx) -> list[int]:
-    """The descriptors holding this build's locks, for a process that carries on its work."""
-    return [_HELD[folder] for folder in build_state(app).locks if folder in _HELD]
+    """The descriptors holding this build's locks on its folders, for a process that carries
+    on its work after it (not :data:`BUILDING`'s: the build has finished once it ends)."""
+    building = _building(app).resolve()
+    held = build_state(app).locks
+    return [_HELD[folder] for folder in held if folder in _HELD and folder != building]
 
 
 def _config_inited(app: Sphinx, config) -> None:
     if _load_first is None:
-        build_state(app).locks = lock_folders([app.outdir, app.doctreedir])
+        build_state(app).locks = lock_folders(locked_folders(app))
 
 
 # -- The standby's environment, loaded before the lock -------------------------------------------
@@ -177,15 +203,24 @@ def wait_until_no_build_holds(folders: list[Path]) -> None:
 def _wait_for_saved_environment(app: Sphinx, config) -> None:
     if _load_first is None:
         return
-    folders = [Path(app.outdir), Path(app.doctreedir)]
-    while _stamp(_load_first.environment) == _load_first.when_begun and _held_by_another(folders):
+    # The build the standby follows: until it has saved the environment, or ended.
+    building = [_building(app)]
+    while _stamp(_load_first.environment) == _load_first.when_begun and _held_by_another(building):
         time.sleep(_POLL_SECONDS)
     _load_first.when_loaded = _stamp(_load_first.environment)
 
 
 def _lock_once_loaded(app: Sphinx) -> None:
-    if _load_first is not None:
-        build_state(app).locks = lock_folders([app.outdir, app.doctreedir], say_so=False)
+    """Once the environment is loaded: wait for the last build to end (not for its indexer,
+    which only writes the search bundle), and hold off any other build while the application
+    is made. After a stopped build, for every lock: the application then recovers the
+    folders (:func:`kb.core.journal.remove_partial_files`), which no writer may be using."""
+    if _load_first is None:
+        return
+    state = build_state(app)
+    state.locks = lock_folders([_building(app)], say_so=False)
+    if (Path(app.doctreedir) / JOURNAL_FILE).exists():
+        state.locks = lock_folders(locked_folders(app), say_so=False)
 
 
 def _build_finished(app: Sphinx, exception) -> None:

@@ -192,12 +192,23 @@ def _is_folder(entry: os.DirEntry) -> bool:
         return False
 
 
+#: The start of the names of the search index's files in the doctree folder: the indexer
+#: writes them after the build that started it, while the next standby is made
+#: (:func:`kb.core.output.locked_folders`), and no build reads them before it holds every lock.
+SEARCH_FILES = "kb-search-"
+
+
 def state_stamps(app: Sphinx) -> dict[str, Stamp]:
-    """The doctree folder's own files (the environment, kb's state and journal, caches) and
-    the output's ``.buildinfo``: every build that finishes, or stops, changes one of them."""
+    """The doctree folder's own files (the environment, kb's state and journal, caches; not
+    the search index's, :data:`SEARCH_FILES`) and the output's ``.buildinfo``: every build
+    that finishes, or stops, changes one of them."""
     stamps = {}
     try:
-        entries = [e for e in os.scandir(app.doctreedir) if e.is_file(follow_symlinks=False)]
+        entries = [
+            entry
+            for entry in os.scandir(app.doctreedir)
+            if entry.is_file(follow_symlinks=False) and not entry.name.startswith(SEARCH_FILES)
+        ]
     except OSError:
         entries = []
     for entry in entries:
