@@ -219,6 +219,8 @@ def _lock_once_loaded(app: Sphinx) -> None:
         return
     state = build_state(app)
     state.locks = lock_folders([_building(app)], say_so=False)
+    # Holding kb-building, no build runs: a journal on disk is a stopped build's. The lock on
+    # kb-building is let go and taken again with the others, in the order every build takes them.
     if (Path(app.doctreedir) / JOURNAL_FILE).exists():
         state.locks = lock_folders(locked_folders(app), say_so=False)
 
