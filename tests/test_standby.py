@@ -915,6 +915,66 @@ def test_a_standby_after_a_stopped_build_waits_for_every_lock(built_by_the_worke
             release(build_state(build.app).locks)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("told_after", [0, 2, len(buildworker.environment_steps())])
+def test_a_standby_works_with_its_environment_while_the_last_build_finishes(
+    standby_build, tmp_path, told_after
+):
+    """Loaded before the last build ends (at 10,000 posts about 0.4 s before), the standby makes
+    the steps that read the environment alone (the post records, what the related lists take of
+    them, the checks across posts) without the lock, until the author saves; not Sphinx's
+    answers, which read the last build's pages. Once made, it goes on from the first step it
+    did not make, and its build writes what a clean build writes."""
+    build, last = standby_build
+    asked: list[int] = []
+    early = buildworker._WhileTheLastBuildFinishes(
+        told=lambda: asked.append(1) or len(asked) > told_after
+    )
+    apps = []
+    output_module.load_before_locking(
+        last.environment, lambda app, building: apps.append(app) or early(app, building)
+    )
+    thread = _prepare_while(build)
+    last.save_environment("the last build")
+    steps = len(buildworker.environment_steps())
+    _until(lambda: early.made == told_after and len(asked) == min(told_after + 1, steps))
+    thread.join(0.5)
+    assert thread.is_alive(), "the lock was taken while the last build held it"
+    assert early.made == told_after
+    state = build_state(apps[0])
+    assert (state.catalog_ahead is not None) == (told_after >= 2)
+    assert (state.site_checks_ahead is not None) == (told_after >= 4)
+    assert state.questions_ahead is None
+    last.finish()
+    thread.join()
+    app = build.app
+    assert app is apps[0] and output_module.loaded_what_is_saved()
+    release(state.locks)
+    work_ahead(app, made=early.made)
+    assert state.catalog_ahead is not None and state.site_checks_ahead is not None
+    assert state.questions_ahead is not None and state.related_ahead is not None
+    site = Path(build.args.sourcedir)
+    _edit(site / "posts/post-14.md", "tags: [attention]", "tags: [gemm, fp8]")
+    state.locks = lock_folders(output_module.locked_folders(app))
+    assert build.run(save_environment_aside=True, questions=state.questions_ahead) == 0
+    release(state.locks)
+    wait_for_background_index(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+def test_a_standby_loaded_once_the_last_build_ended_takes_the_lock_at_once(standby_build):
+    """Nothing runs while the last build finishes where it has finished: the standby's
+    application is made, holding the lock, and works ahead from the first step."""
+    build, last = standby_build
+    called = []
+    output_module.load_before_locking(last.environment, lambda *_: called.append(1))
+    last.save_environment("the last build")
+    last.finish()
+    build.prepare()
+    assert build.app is not None and build_state(build.app).locks
+    assert not called
+
+
 def test_a_standby_whose_environment_was_saved_again_while_it_loaded_is_not_used(standby_build):
     build, last = standby_build
     thread = _prepare_while(build)

@@ -34,13 +34,17 @@ WAIT_FOR_SAVED_ENVIRONMENT = 800
 AFTER_LEAVING_OUT = 900
 
 # -- builder-inited: the environment is loaded -------------------------------------------------
-#: core.output: kb serve's standby takes the lock it did not take at config-inited, before
-#: any handler reads the build's records.
-LOCK_ONCE_LOADED = -1
 #: incremental.collector: the collector resumes; core.state: the environment's state is ready.
 ENVIRONMENT_LOADED = 0
-#: core.state: kb's settings read; incremental.freshness: the journal opened, the build's records.
+#: core.state: kb's settings read.
 READ_SETTINGS = 100
+#: core.output: kb serve's standby, which loaded the environment while the last build
+#: finished, makes what it can of that environment alone until the build ends, with the
+#: settings read; then takes the lock it did not take at config-inited, before any handler
+#: reads the build's records.
+LOCK_ONCE_LOADED = 110
+#: incremental.freshness: the journal opened, the build's records.
+OPEN_JOURNAL = 120
 #: core.output: the builder writes whole pages, before any handler could make it write one.
 WHOLE_PAGES = 150
 #: core.configvalues: after sphinx-copybutton has added its static folder (DEFAULT).

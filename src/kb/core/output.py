@@ -26,7 +26,9 @@ build itself has finished (:func:`locked_folders`).
 ``kb serve``'s standby (:mod:`kb.cli.buildworker`) makes the next build's application while
 the last build finishes: it takes the lock only once it has loaded the environment that build
 saved (:func:`load_before_locking`), and is used only if that file is still the one on disk
-once it holds the lock (:func:`loaded_what_is_saved`). What it waits for is the build, not
+once it holds the lock (:func:`loaded_what_is_saved`). Until that build ends, it makes what
+it can of the environment alone (the ``meanwhile`` of :func:`load_before_locking`). What it
+waits for is the build, not
 its indexer (``kb-building`` alone, unless the last build was stopped: then every lock, so
 that no writer is at work while its application recovers the folders); its own build takes
 every lock, and so waits for the indexer.
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -159,13 +162,19 @@ def _stamp(path: Path) -> _Stamp:
         return None
 
 
+#: What a standby does with its loaded environment while the last build finishes: called
+#: with the application and a function that says whether that build still runs.
+Meanwhile = Callable[[Sphinx, Callable[[], bool]], None]
+
+
 @dataclass
 class _LoadFirst:
     """What a standby knows of the saved environment: its stamp when the standby began, and
-    just before Sphinx loads it."""
+    just before Sphinx loads it; and what it does while the last build finishes."""
 
     environment: Path
     when_begun: _Stamp
+    meanwhile: Meanwhile | None = None
     when_loaded: _Stamp = None
 
 
@@ -176,15 +185,17 @@ _load_first: _LoadFirst | None = None
 _POLL_SECONDS = 0.01
 
 
-def load_before_locking(environment: Path) -> None:
+def load_before_locking(environment: Path, meanwhile: Meanwhile | None = None) -> None:
     """For this process's build (``kb serve``'s standby, made while the last build finishes):
     wait, once the configuration is read and the sources scanned, until that build has saved
     a new ``environment`` (the file is not the one there now) or no build holds the folders;
-    load it; and only then take the lock, without saying so (the wait is for the build the
-    standby follows). A 70 MB environment (10,000 posts) then loads while the last build
-    writes its other pages and the search indexer runs, not after."""
+    load it; once kb's settings are read, call ``meanwhile`` (where that build still runs),
+    which works with the environment alone until the build ends; and only then take the lock,
+    without saying so (the wait is for the build the standby follows). A 70 MB environment
+    (10,000 posts) then loads while the last build writes its other pages and the search
+    indexer runs, not after."""
     global _load_first
-    _load_first = _LoadFirst(environment, _stamp(environment))
+    _load_first = _LoadFirst(environment, _stamp(environment), meanwhile)
 
 
 def loaded_what_is_saved() -> bool:
@@ -211,14 +222,18 @@ def _wait_for_saved_environment(app: Sphinx, config) -> None:
 
 
 def _lock_once_loaded(app: Sphinx) -> None:
-    """Once the environment is loaded: wait for the last build to end (not for its indexer,
-    which only writes the search bundle), and hold off any other build while the application
-    is made. After a stopped build, for every lock: the application then recovers the
+    """Once the environment is loaded and kb's settings read: while the last build runs, what
+    the standby does meanwhile; then wait for that build to end (not for its indexer, which
+    only writes the search bundle), and hold off any other build while the application is
+    made. After a stopped build, for every lock: the application then recovers the
     folders (:func:`kb.core.journal.remove_partial_files`), which no writer may be using."""
     if _load_first is None:
         return
+    building = [_building(app)]
+    if _load_first.meanwhile is not None and _held_by_another(building):
+        _load_first.meanwhile(app, lambda: _held_by_another(building))
     state = build_state(app)
-    state.locks = lock_folders([_building(app)], say_so=False)
+    state.locks = lock_folders(building, say_so=False)
     # Holding kb-building, no build runs: a journal on disk is a stopped build's. The lock on
     # kb-building is let go and taken again with the others, in the order every build takes them.
     if (Path(app.doctreedir) / JOURNAL_FILE).exists():

@@ -556,7 +556,7 @@ def _damaged_doctrees(env, docnames) -> set[str]:
 def setup_freshness(app: Sphinx) -> None:
     # The signers and page parts outputs add in their setup are in the build state (made
     # empty by kb's setup(), before this).
-    app.connect("builder-inited", _builder_inited, priority=events.READ_SETTINGS)
+    app.connect("builder-inited", _builder_inited, priority=events.OPEN_JOURNAL)
     # Last: after every handler that adds documents to read.
     app.connect("env-get-outdated", _note_removed)
     app.connect("env-before-read-docs", _before_read, priority=events.LAST_TO_ADD_READS)
