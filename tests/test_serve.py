@@ -4,6 +4,7 @@ everything once; a worker whose imported code changed on disk is replaced."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -104,12 +105,24 @@ def test_imported_files_notice_a_changed_module(tmp_path, monkeypatch):
         imported = ImportedFiles()
         assert imported.changed() == []
         module.write_text("VALUE = 2  # a longer file, whatever the clock's resolution\n")
-        import os
-
         os.utime(module, ns=(0, 0))
         assert str(module) in imported.changed()
     finally:
         sys.modules.pop("changing_module", None)
+
+
+def test_the_worker_ends_quietly_where_kb_serve_has_gone(capfd):
+    """kb serve killed while its worker builds: the worker's answer finds no one to read it,
+    and it ends without a traceback."""
+    from kb.cli.buildworker import serve_requests
+
+    request_read, request_write = os.pipe()
+    reply_read, reply_write = os.pipe()
+    os.write(request_write, b'{"wait": "prepared"}\n')
+    os.close(request_write)
+    os.close(reply_read)  # the server is gone
+    serve_requests(request_read, reply_write, ImportedFiles())
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_cold_rebuilds_build_too(site):

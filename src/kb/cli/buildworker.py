@@ -598,6 +598,16 @@ class Builds:
 
 
 def serve_requests(request_fd: int, reply_fd: int, imported: ImportedFiles) -> None:
+    """Answer ``kb serve``'s requests until it closes its end; and where it has gone while a
+    build ran (killed, or its terminal closed), end quietly, once the build is over: there is
+    no one to answer, and a traceback would land in the author's terminal."""
+    try:
+        _answer(request_fd, reply_fd, imported)
+    except BrokenPipeError:
+        return
+
+
+def _answer(request_fd: int, reply_fd: int, imported: ImportedFiles) -> None:
     with (
         os.fdopen(request_fd, "r", encoding="utf-8") as requests,
         os.fdopen(reply_fd, "w", encoding="utf-8") as replies,
