@@ -213,14 +213,24 @@ else:
     # The generation of each collection from the first step made ahead on, and the steps.
     collections = []
     steps = buildworker.ahead_steps
-    buildworker.ahead_steps = lambda: [
-        lambda app: collections.append("first"), *steps(), lambda app: collections.append("last")
-    ]
+    early = buildworker._WhileTheLastBuildFinishes(told=lambda: False)
+    if sys.argv[2:] == ["early"]:  # begun while the last build finished
+        first = [lambda app: collections.append("first"), *buildworker.environment_steps()]
+        buildworker.environment_steps = lambda: first
+        buildworker.ahead_steps = lambda: [*first, *steps()[len(first) - 1:]]
+    else:
+        buildworker.ahead_steps = lambda: [lambda app: collections.append("first"), *steps()]
+    later = buildworker.ahead_steps
+    buildworker.ahead_steps = lambda: [*later(), lambda app: collections.append("last")]
     gc.callbacks.append(
         lambda phase, info: collections.append(info["generation"])
         if phase == "start" and collections else None
     )
-    buildworker.work_ahead(app, told=lambda: sys.argv[2:] == ["told"])
+    if sys.argv[2:] == ["early"]:
+        early(app, building=lambda: True)
+        collections.append("made-early")
+        more = [Cycle() for _ in range(100_000)]  # as much as the rest of the application
+    buildworker.work_ahead(app, told=lambda: sys.argv[2:] == ["told"], begun=early)
     gc.callbacks.clear()
     state = build_state(app)
     ahead = state.catalog_ahead
@@ -256,6 +266,18 @@ def test_the_standby_makes_each_part_ahead_then_collects_and_freezes_it(tmp_path
     assert all_made == "True"
     # The collector paused while it made them, then one full collection, and on again.
     assert collections == "['first','last',2]"
+    assert enabled == "True"
+
+
+def test_a_standby_that_began_while_the_last_build_finished_keeps_the_collector_paused(
+    tmp_path,
+):
+    # The steps made before its application was made are not walked by the collections of
+    # the rest of its making: one full collection once every step is made, then on again.
+    site = copy_root("listings", tmp_path / "site")
+    records, _, frozen_more, all_made, collections, enabled = _wait_in_standby(site, "early")
+    assert int(records) > 0 and frozen_more == "True" and all_made == "True"
+    assert collections == "['first','made-early','last',2]"
     assert enabled == "True"
 
 

@@ -950,7 +950,7 @@ def test_a_standby_works_with_its_environment_while_the_last_build_finishes(
     app = build.app
     assert app is apps[0] and output_module.loaded_what_is_saved()
     release(state.locks)
-    work_ahead(app, made=early.made)
+    work_ahead(app, begun=early)
     assert state.catalog_ahead is not None and state.site_checks_ahead is not None
     assert state.questions_ahead is not None and state.related_ahead is not None
     site = Path(build.args.sourcedir)

@@ -316,7 +316,7 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
             # the state files differ and this application is not used.
             release(build_state(app).locks)
         if made_from is not None:
-            work_ahead(app, told=lambda: _readable(go_fd), made=early.made)
+            work_ahead(app, told=lambda: _readable(go_fd), begun=early)
         try:
             # Ready once it has made what it makes ahead (all of it, unless told to build
             # while it did): what it made is what it had to go by.
@@ -395,17 +395,20 @@ def _follow_the_last_build(
         wait_until_no_build_holds([outdir, doctreedir])
 
 
-def work_ahead(app, told: Callable[[], bool] = lambda: False, made: int = 0) -> None:
+def work_ahead(
+    app, told: Callable[[], bool] = lambda: False, begun: _WhileTheLastBuildFinishes | None = None
+) -> None:
     """While the author reads: what the next build can make of the environment before the
-    change, step by step (:func:`ahead_steps`, from the ``made``-th on: those before were made
-    while the last build finished), then out of the cycle collector's way. Once
+    change, step by step (:func:`ahead_steps`, from the first that was not made while the
+    last build finished, where it ``begun``), then out of the cycle collector's way. Once
     ``told()`` (the author has saved: the word to build is waiting), it stops after the step
     it is in, and the build makes what was not made ahead, if it needs it. A failure here only
     leaves it to the build too."""
     from ..incremental.collector import freeze_while_waiting, paused_while_working_ahead
 
     saved = False
-    with paused_while_working_ahead(app):
+    made, paused = (begun.made, begun.paused_collector) if begun else (0, False)
+    with paused_while_working_ahead(app, paused_before=paused):
         for step in ahead_steps()[made:]:
             saved = told()
             if saved:
@@ -470,16 +473,18 @@ class _WhileTheLastBuildFinishes:
     def __init__(self, told: Callable[[], bool]) -> None:
         self._told = told
         self.made = 0
+        #: Whether it paused the collector, which stays paused until the work ahead is done.
+        self.paused_collector = False
 
     def __call__(self, app, building: Callable[[], bool]) -> None:
-        from ..incremental.collector import paused_while_working_ahead
+        from ..incremental.collector import pause_for_work_ahead
 
-        with paused_while_working_ahead(app):
-            for step in environment_steps():
-                if self._told() or not building():
-                    return
-                step(app)
-                self.made += 1
+        self.paused_collector = pause_for_work_ahead(app) or self.paused_collector
+        for step in environment_steps():
+            if self._told() or not building():
+                return
+            step(app)
+            self.made += 1
 
 
 def _guarded(step: Callable, *made: str) -> Callable:
