@@ -1053,17 +1053,19 @@ def test_only_a_large_environment_is_loaded_while_the_last_build_finishes(
     size = last.environment.stat().st_size
     monkeypatch.setenv(buildworker.LOAD_EARLY_VARIABLE, str(size if large else size + 1))
     args = build.args
+    meanwhile = buildworker._WhileTheLastBuildFinishes(told=lambda: False)
     follow = threading.Thread(
         target=buildworker._follow_the_last_build,
-        args=(Path(args.outputdir), Path(args.doctreedir)),
+        args=(Path(args.outputdir), Path(args.doctreedir), meanwhile),
         daemon=True,
     )
     follow.start()
     follow.join(0.5)
     try:
-        if large:  # at once: the standby loads before it locks
+        if large:  # at once: the standby loads before it locks, and works meanwhile
             assert not follow.is_alive()
             assert output_module._load_first is not None
+            assert output_module._load_first.meanwhile is meanwhile
         else:  # once the last build lets the folders go
             assert follow.is_alive()
             last.finish()
