@@ -468,7 +468,8 @@ class _WhileTheLastBuildFinishes:
     (:func:`kb.core.output.load_before_locking`): :func:`environment_steps`, in order, each
     begun only while that build runs and the author has not saved. :func:`work_ahead` goes on
     from the first it did not make. At 10,000 posts the last build writes its other pages
-    for about 0.4 s after the standby has loaded, and the steps take about 0.45 s."""
+    for up to about 1.2 s after the standby has loaded (none on a quiet machine, where the
+    load ends with the build), and the steps take about 0.45 s."""
 
     def __init__(self, told: Callable[[], bool]) -> None:
         self._told = told
