@@ -862,8 +862,7 @@ def test_a_standby_loads_the_environment_the_last_build_saves_then_takes_the_loc
 def test_a_standby_waits_for_the_last_build_not_for_its_search_indexer(standby_build):
     """The indexer a build leaves holds the folders until its bundle is in place: the standby
     makes its application once the build has ended, and holds every lock only to build, after
-    the indexer. After a stopped build it waits for every lock before it makes its application,
-    which recovers the folders then."""
+    the indexer (after a stopped build, see the next test)."""
     build, last = standby_build
     thread = _prepare_while(build)
     last.save_environment("the last build")
@@ -894,6 +893,8 @@ def test_a_standby_waits_for_the_last_build_not_for_its_search_indexer(standby_b
 
 
 def test_a_standby_after_a_stopped_build_waits_for_every_lock(built_by_the_worker, monkeypatch):
+    """Its application recovers the folders a stopped build left, so it is made only once no
+    writer (the search indexer included) is at work in them."""
     monkeypatch.setattr(output_module, "_load_first", None)
     build = PreparedBuild(sphinx_arguments(built_by_the_worker.restore()) + ["-q"])
     last = _LastBuild(build)

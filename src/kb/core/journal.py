@@ -44,6 +44,12 @@ from .fileio import fsync_folder, write_atomically
 
 STATE_FILE = "kb-state.json"
 JOURNAL_FILE = "kb-state.journal"
+
+#: How the names of the search index's files in the doctree folder begin (``kb.search``
+#: names each with it): its indexer writes them after the build that started it, while the
+#: next standby is made, and no build reads them before it holds every lock, so they are not
+#: among the state files that say another build ran (:func:`kb.incremental.standby.state_stamps`).
+SEARCH_FILES = "kb-search-"
 #: The state of a site of 10,000 posts with every formula stored is a few tens of MB.
 MAX_STATE_BYTES = 256 * 2**20
 #: Files of earlier versions of kb whose content is now a section of the state file.

@@ -50,6 +50,7 @@ from sphinx.application import Sphinx
 from ..core.ablog import match_posts_again, matched_posts
 from ..core.fileio import file_stamp, walk_files
 from ..core.finding import SinceScanned, found_again
+from ..core.journal import SEARCH_FILES
 from ..core.state import build_state
 from ..upstream.sphinx_read import source_relpaths
 
@@ -190,12 +191,6 @@ def _is_folder(entry: os.DirEntry) -> bool:
         return entry.is_dir()
     except OSError:  # a loop of links: no folder (the build refuses it, at its line 1)
         return False
-
-
-#: The start of the names of the search index's files in the doctree folder: the indexer
-#: writes them after the build that started it, while the next standby is made
-#: (:func:`kb.core.output.locked_folders`), and no build reads them before it holds every lock.
-SEARCH_FILES = "kb-search-"
 
 
 def state_stamps(app: Sphinx) -> dict[str, Stamp]:

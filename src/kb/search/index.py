@@ -39,6 +39,7 @@ from sphinx.util import logging
 from ..core import events
 from ..core.detached import run_detached
 from ..core.fileio import crash_point
+from ..core.journal import SEARCH_FILES
 from ..core.output import held_descriptors
 from ..core.state import build_state
 from ..core.urls import output_path, root_prefix
@@ -151,7 +152,7 @@ def _build_finished(app: Sphinx, exception) -> None:
 
 # -- Indexing after the build returns (live preview) -------------------------------------------
 
-BACKGROUND_LOG = "kb-search-background.log"
+BACKGROUND_LOG = f"{SEARCH_FILES}background.log"
 
 
 def index_in_background(
@@ -172,7 +173,7 @@ def index_in_background(
     outdir, workdir = Path(app.outdir), Path(app.doctreedir)
     # The pages listed in a file too: ``python -m kb.search.worker`` reads them there (where
     # no copy of this process can be made, and benchmarks/indexer_once.py).
-    listing = workdir / "kb-search-pages.json"
+    listing = workdir / f"{SEARCH_FILES}pages.json"
     listing.write_text(
         json.dumps({relpath: str(source) for relpath, source in sources.items()}),
         encoding="utf-8",

@@ -16,6 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..core.fileio import write_atomically
+from ..core.journal import SEARCH_FILES
 from ..core.parts import UNSEARCHED_LISTS, UNSEARCHED_PART, without
 from ..core.urls import site_path
 from .marking import is_searchable_doc, searchable_html
@@ -24,7 +25,7 @@ from .marking import is_searchable_doc, searchable_html
 
 #: In the doctree folder: one small HTML file per searchable page, at the page's path in the
 #: site, holding only what Pagefind reads (the marked body and its metadata).
-RECORDS_DIR = "kb-search-records"
+RECORDS_DIR = f"{SEARCH_FILES}records"
 
 
 def record_html(body: str, language: str) -> str:

@@ -31,14 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.fileio import crash_point, write_atomically
+from ..core.journal import SEARCH_FILES
 from . import bundle as bundle_files
 from .cbor import Unexpected
 from .merge import Shard, merge, read_shard
 
-SHARDS_DIR = "kb-search-shards"
+SHARDS_DIR = f"{SEARCH_FILES}shards"
 #: In the doctree folder: each record's digest, by file identity, so that an unchanged
 #: record is not read again to tell that it has not changed.
-DIGESTS_FILE = "kb-search-digests.json"
+DIGESTS_FILE = f"{SEARCH_FILES}digests.json"
 PARSED = "shard.pickle"
 #: In the shards' folder: what the last merge wrote into the bundle (kb.search.cbor.pack).
 WRITTEN = "bundle-files.json"
