@@ -33,6 +33,18 @@ site itself (``conf.py``, templates) is this checkout's, for both.
 
     git archive <commit> | tar -x -C /tmp/kb-before
     python benchmarks/serve_speed.py --posts 1000 --modes warm --before /tmp/kb-before
+
+An author who saves often: ``--turn N`` makes N saves of each change in a row; with ``--pace S``
+the second and later come S seconds after the last one's search found it, with
+``--interval S`` S seconds after the save before it, whatever the server is doing (their
+searches are not waited for: the next save comes first). Each turn also reports the
+**processor time a save costs** the whole machine (every process's, kb serve's builds, the
+environment's writer, the search indexer and Pagefind, this script's own reading): busy time
+in ``/proc/stat`` from the turn's first save until the server is quiet again, less what the
+machine used in the same time before the turn (its idle rate), divided by the turn's saves.
+Saves that come sooner than that time over the processors (2 cores: half of it) queue.
+
+    python benchmarks/serve_speed.py -n 10000 --turn 4 --interval 3.3 --modes warm --changes edit
 """
 
 from __future__ import annotations
@@ -176,6 +188,7 @@ class Change:
     word: str
     page: str  # the URL path a search for ``word`` finds, or "" when none must
     seconds: dict[str, float] = field(default_factory=dict)
+    saved_at: float = 0.0  # time.monotonic() when it was written
 
 
 def served_page(url: str) -> tuple[int, str]:
@@ -184,6 +197,34 @@ def served_page(url: str) -> tuple[int, str]:
             return response.status, response.read().decode("utf-8", "replace")
     except urllib.error.HTTPError as error:
         return error.code, ""
+
+
+def busy_seconds() -> float:
+    """Processor time the whole machine has spent busy since it started: every processor's
+    user, nice, system, interrupt and stolen time (``/proc/stat``'s first line)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields)
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class BusyClock:
+    """The machine's busy time over a stretch, less its rate in the stretch just before."""
+
+    rate: float  # busy seconds per second before the stretch began
+    busy: float  # the machine's busy time when it began
+    at: float  # time.monotonic() when it began
+
+    @classmethod
+    def after_idling(cls, seconds: float) -> BusyClock:
+        """Measure the idle rate over ``seconds`` (the author reading), then start."""
+        busy, at = busy_seconds(), time.monotonic()
+        time.sleep(seconds)
+        now, now_at = busy_seconds(), time.monotonic()
+        return cls(rate=(now - busy) / max(now_at - at, 1e-3), busy=now, at=now_at)
+
+    def spent(self) -> float:
+        return busy_seconds() - self.busy - self.rate * (time.monotonic() - self.at)
 
 
 def search_finds(change: Change, searched: set[bytes]) -> bool:
@@ -207,9 +248,17 @@ def search_finds(change: Change, searched: set[bytes]) -> bool:
     return found == ({change.page} if change.page else set())
 
 
-async def time_change(port: int, change: Change, limit: float = 600.0) -> dict[str, float]:
-    """Seconds from the save to the reload message, to the page showing the change, and to a
-    search that finds it (or, after a delete, no longer does)."""
+async def time_change(
+    port: int,
+    change: Change,
+    limit: float = 600.0,
+    search: bool = True,
+    save_at: float | None = None,
+) -> dict[str, float]:
+    """Seconds from the save to the reload message, to the page showing the change, and (with
+    ``search``) to a search that finds it (or, after a delete, no longer does). The save comes
+    at ``save_at`` (``time.monotonic``), if given and not past, and its moment is kept in
+    ``change.saved_at``."""
     import websockets
 
     async with websockets.connect(f"ws://127.0.0.1:{port}/websocket-reload") as socket:
@@ -219,7 +268,10 @@ async def time_change(port: int, change: Change, limit: float = 600.0) -> dict[s
         with contextlib.suppress(TimeoutError):
             while True:
                 await asyncio.wait_for(socket.recv(), timeout=0.05)
+        if save_at is not None:
+            await asyncio.sleep(max(0.0, save_at - time.monotonic()))
         start = time.perf_counter()
+        change.saved_at = time.monotonic()
         change.write()
         message = await asyncio.wait_for(socket.recv(), timeout=limit)
         seconds = {"reload": time.perf_counter() - start}
@@ -229,6 +281,8 @@ async def time_change(port: int, change: Change, limit: float = 600.0) -> dict[s
             raise SystemExit(f"{change.url} never showed the change")
         await asyncio.sleep(0.01)
     seconds["page"] = time.perf_counter() - start
+    if not search:
+        return seconds
     searched: set[bytes] = set()
     while not search_finds(change, searched):
         if time.perf_counter() - start > limit:
@@ -339,6 +393,13 @@ def main(argv: list[str] | None = None) -> int:
         " build's application (an author who saves often); reported apart",
     )
     parser.add_argument(
+        "--interval",
+        type=float,
+        help="with --turn: the second and later saves of a turn come this many seconds after"
+        " the save before it, without waiting for its search (an author who saves at a steady"
+        " pace); their searches are not timed; reported apart",
+    )
+    parser.add_argument(
         "--before", type=Path, help="another checkout, whose kb is served warm as mode 'before'"
     )
     parser.add_argument(
@@ -347,8 +408,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
-    if args.pace is not None and args.turn < 2:
-        parser.error("--pace times the later saves of a turn: give --turn 2 or more")
+    if (args.pace is not None or args.interval is not None) and args.turn < 2:
+        parser.error("--pace and --interval time the later saves of a turn: give --turn 2 or more")
+    if args.pace is not None and args.interval is not None:
+        parser.error("--pace or --interval, not both")
     if args.turn > 1 and {"add", "delete"} & set(args.changes):
         parser.error("--turn: edits only (a delete removes the post its round added)")
     if "delete" in args.changes and "add" not in args.changes:
@@ -378,6 +441,10 @@ def main(argv: list[str] | None = None) -> int:
         times = {(mode, kind): [] for mode in args.modes for kind in args.changes}
         # The saves of a turn after its first, --pace seconds after the last one's search.
         soon = {(mode, kind): [] for mode in args.modes for kind in args.changes}
+        # Processor time a save costs the machine, one figure a turn (kind by kind).
+        cpu: dict[tuple[str, str], list[float]] = {
+            (mode, kind): [] for mode in args.modes for kind in args.changes
+        }
         memory: dict[str, list[float]] = {mode: [] for mode in args.modes}
         # Read once the standby is made, before a change: the same moment of each cycle (the
         # reading after a change catches the next standby part way through its load).
@@ -392,14 +459,19 @@ def main(argv: list[str] | None = None) -> int:
         for round_number in range(1, args.edits + 1):
             for kind in args.changes:
                 for offset, mode in enumerate(args.modes):
+                    clock = None
+                    change = None
                     for save in range(args.turn):
-                        wait_for_background_search(
-                            *(src / "_build" / "html" for src in sources.values()), limit=300.0
-                        )
+                        steady = bool(save) and args.interval is not None
+                        if not steady:
+                            wait_for_background_search(
+                                *(src / "_build" / "html" for src in sources.values()),
+                                limit=300.0,
+                            )
                         if save and args.pace is not None:
                             # The author saves again soon, whether the standby is made or not.
                             time.sleep(args.pace)
-                        else:
+                        elif not save:
                             # Every server's standby is made: the others' do not take this
                             # change's processors (the first round came while the last server
                             # started was still making its own), and this one's is what the
@@ -413,16 +485,28 @@ def main(argv: list[str] | None = None) -> int:
                             for other, server in servers.items():
                                 if other != mode:
                                     server.wait_quiet()
-                            time.sleep(args.pause)
+                            # The author reads; the machine's idle rate, for the turn's cost.
+                            clock = BusyClock.after_idling(args.pause)
                         port = args.port + offset
                         number = round_number if args.turn == 1 else 100 * round_number + save
+                        save_at = None
+                        if steady and change is not None:
+                            save_at = change.saved_at + args.interval
                         change = make_change(kind, sources[mode], port, number, site)
-                        seconds = asyncio.run(time_change(port, change))
-                        paced = bool(save) and args.pace is not None
+                        seconds = asyncio.run(
+                            time_change(port, change, search=not steady, save_at=save_at)
+                        )
+                        paced = bool(save) and (args.pace is not None or steady)
                         (soon if paced else times)[mode, kind].append(seconds)
                         memory[mode].append(servers[mode].memory_mb())
                         shown = ", ".join(f"{k} {v:.2f} s" for k, v in seconds.items())
                         log(f"{mode} {kind} {round_number}{'+' * save}: {shown}")
+                    # What the turn's saves cost: until the search has the last and the
+                    # server has made its next standby.
+                    wait_for_background_search(sources[mode] / "_build" / "html", limit=300.0)
+                    servers[mode].wait_quiet()
+                    if clock is not None:
+                        cpu[mode, kind].append(clock.spent() / args.turn)
         for server in servers.values():
             server.stop()
         print(f"\n`python benchmarks/serve_speed.py {' '.join(argv or sys.argv[1:])}`")
@@ -436,9 +520,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {mode} | {kind} | " + " | ".join(cells) + " |")
         for (mode, kind), runs in soon.items():
             if runs:
-                cells = [spread([run[k] for run in runs]) for k in ("reload", "page", "search")]
-                label = f"{kind}, {args.pace:g} s after the last search"
+                cells = [
+                    spread([run[k] for run in runs]) if all(k in run for run in runs) else "–"
+                    for k in ("reload", "page", "search")
+                ]
+                label = (
+                    f"{kind}, {args.pace:g} s after the last search"
+                    if args.pace is not None
+                    else f"{kind}, {args.interval:g} s after the last save"
+                )
                 print(f"| {mode} | {label} | " + " | ".join(cells) + " |")
+        print("\n| kb serve | change | processor time a save costs the machine, a turn's mean |")
+        print("| --- | --- | --- |")
+        for (mode, kind), costs in cpu.items():
+            if costs:
+                print(f"| {mode} | {kind} | {spread(costs)} (of {os.cpu_count()} processors) |")
         print("\n| kb serve | memory (PSS) after the first change | after the last | most |")
         print("| --- | --- | --- | --- |")
         for mode, sizes in memory.items():
@@ -463,10 +559,14 @@ def main(argv: list[str] | None = None) -> int:
                     pairs = zip(times["warm", kind], times[other, kind], strict=True)
                     median = statistics.median(w[key] / o[key] for w, o in pairs)
                     print(f"- {kind}, save → {key}: warm/{other} {median:.2f}")
-                    if soon["warm", kind]:
+                    if soon["warm", kind] and all(key in run for run in soon["warm", kind]):
                         pairs = zip(soon["warm", kind], soon[other, kind], strict=True)
                         median = statistics.median(w[key] / o[key] for w, o in pairs)
                         print(f"- {kind} soon after, save → {key}: warm/{other} {median:.2f}")
+                if other == "before" and cpu["warm", kind]:
+                    pairs = zip(cpu["warm", kind], cpu[other, kind], strict=True)
+                    median = statistics.median(w / o for w, o in pairs)
+                    print(f"- {kind}, processor time a save costs: warm/{other} {median:.2f}")
         if args.json:
             figures = {
                 "posts": args.posts,
@@ -475,6 +575,7 @@ def main(argv: list[str] | None = None) -> int:
                 "memory_mb": memory,
                 "memory_quiet_mb": memory_quiet,
                 "quiet_after_search_s": readiness,
+                "cpu_seconds_per_save": {f"{m} {k}": c for (m, k), c in cpu.items()},
             }
             Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
     finally:

@@ -231,10 +231,40 @@ def test_saves_in_a_row_take_only_edits_and_a_pace_needs_a_turn():
     import pytest
     import serve_speed
 
-    for argv in (["--turn", "2", "--changes", "add", "delete"], ["--pace", "2"]):
+    bad = (
+        ["--turn", "2", "--changes", "add", "delete"],
+        ["--pace", "2"],
+        ["--interval", "3"],
+        ["--turn", "3", "--pace", "2", "--interval", "3"],
+    )
+    for argv in bad:
         with pytest.raises(SystemExit) as stopped:
             serve_speed.main(argv)
         assert stopped.value.code == 2
+
+
+def test_a_turns_processor_time_is_what_the_machine_spent_beyond_its_idle_rate(monkeypatch):
+    """``serve_speed.py`` reports what a save costs the whole machine: busy time from the
+    turn's first save until the server is quiet, less the busy rate measured while the author
+    read, just before (other work on a shared machine, this script's own)."""
+    import serve_speed
+
+    busy = iter([100.0, 101.0, 121.0])  # 0.5/s while idle; 20 s over the turn
+    clock = iter([0.0, 2.0, 12.0])  # 2 s idle, then a 10 s turn
+    monkeypatch.setattr(serve_speed, "busy_seconds", lambda: next(busy))
+    monkeypatch.setattr(serve_speed.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(serve_speed.time, "sleep", lambda seconds: None)
+    turn = serve_speed.BusyClock.after_idling(2.0)
+    assert turn.rate == 0.5
+    assert turn.spent() == 20.0 - 0.5 * 10.0
+
+
+def test_the_machines_busy_time_only_grows():
+    import serve_speed
+
+    first = serve_speed.busy_seconds()
+    sum(range(2_000_000))  # some work of this process's
+    assert serve_speed.busy_seconds() >= first > 0
 
 
 def test_every_added_post_is_published_on_the_day_the_benchmarks_build(tmp_path):
