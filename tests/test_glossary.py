@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from helpers import resolve_link, soup
-from test_incremental import assert_matches_clean, build, clean_build
+from test_incremental import assert_matches_clean, build, clean_build, retitle
 
 from kb.checks.glossary import (
     glossary_entries,
@@ -93,6 +93,23 @@ def test_the_lists_follow_an_incremental_build(tmp_path: Path, rootdir: Path) ->
     alpha.write_text(alpha.read_text("utf-8").replace("[Beta](/posts/beta.md)", "Beta"), "utf-8")
     assert_matches_clean(build(srcdir, srcdir / "_build"), clean_build(srcdir, tmp_path / "c3"))
     assert uses(outdir) == {"widget": ["posts/alpha"], "gadget": ["posts/beta"]}
+
+
+def test_the_list_of_a_term_written_in_capitals_follows_a_retitled_post(
+    tmp_path: Path, rootdir: Path
+) -> None:
+    """Sphinx keeps a glossary term as the glossary writes it ("TMA"), and the posts' {term}
+    links are matched casefolded: the page's signature left out the posts of a term written
+    in capitals, so a list that a retitled (or renamed) post changed was not written again."""
+    srcdir = fresh_site(tmp_path, rootdir)
+    glossary = srcdir / "pages" / "glossary.md"
+    glossary.write_text(glossary.read_text("utf-8").replace("\nwidget\n", "\nWidget\n"), "utf-8")
+    outdir = build(srcdir, srcdir / "_build")
+    assert uses(outdir)["Widget"] == ["posts/gamma", "posts/alpha"]
+    retitle(srcdir / "posts" / "alpha.md", "Alpha, retitled")
+    assert_matches_clean(build(srcdir, srcdir / "_build"), clean_build(srcdir, tmp_path / "c"))
+    page = soup(outdir / "pages" / "glossary.html")
+    assert "Alpha, retitled" in [a.get_text() for a in page.select(".kb-term-uses a")]
 
 
 GLOSSARY = """\

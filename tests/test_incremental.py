@@ -17,7 +17,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
-from helpers import filled_sidebar, soup, write_post
+from helpers import filled_sidebar, soup, warning_lines, write_post
 from searchbundle import bundle_files, pages_with
 from sphinx.testing.util import SphinxTestApp
 
@@ -41,11 +41,13 @@ def build(
     log: list[str] | None = None,
     read: list[str] | None = None,
     overrides: dict | None = None,
+    warnings: list[str] | None = None,
 ) -> Path:
     """Build with a fresh application (as a new ``sphinx-build`` would); return the output.
 
     ``log`` receives the documents Sphinx rendered, ``read`` those it read; ``overrides``
-    are settings given as ``-D`` gives them."""
+    are settings given as ``-D`` gives them. The build must not warn, unless ``warnings`` is
+    given: it then receives what Sphinx warned, the source folder written ``SRC``."""
     app = SphinxTestApp(
         "html",
         srcdir=srcdir,
@@ -61,7 +63,10 @@ def build(
         app.build()
     finally:
         app.cleanup()
-    assert app.warning.getvalue() == ""
+    if warnings is None:
+        assert app.warning.getvalue() == ""
+    else:
+        warnings[:] = [line.replace(str(srcdir), "SRC") for line in warning_lines(app.warning)]
     if log is not None:
         log[:] = written
     if read is not None:
@@ -69,11 +74,11 @@ def build(
     return Path(app.outdir)
 
 
-def clean_build(srcdir: Path, scratch: Path) -> Path:
+def clean_build(srcdir: Path, scratch: Path, warnings: list[str] | None = None) -> Path:
     """The same sources built from nothing, in a folder of their own."""
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(srcdir, scratch / "src", ignore=shutil.ignore_patterns("_build"))
-    return build(scratch / "src", scratch / "build")
+    return build(scratch / "src", scratch / "build", warnings=warnings)
 
 
 def html_pages(outdir: Path) -> set[str]:
@@ -211,6 +216,147 @@ def test_edits_and_additions_match_a_clean_build(site: Path, tmp_path: Path) -> 
     assert not (outdir / "blog" / "tag" / "tma.html").exists()
     assert not (outdir / "posts" / "post-29.html").exists()
     assert not (outdir / "posts" / "post-05.html").exists()
+
+
+def test_pages_linking_to_a_retitled_moved_or_renamed_post_are_written_again(
+    site: Path, tmp_path: Path
+) -> None:
+    """Sphinx resolves a page's cross-references only when it writes the page, and writes it
+    only when its own source changed: a page linking to a post that was retitled kept the old
+    title; one linking to a label that moved kept the old address; one linking to a post that
+    was renamed or deleted kept a link to a page that is gone, where a clean build shows the
+    text unlinked and warns; so did its excerpt in the listings. Such posts are read again,
+    and warn as a clean build does."""
+    target = write_post(
+        site,
+        "posts/target.md",
+        "Target post",
+        "2025-10-01",
+        body="First paragraph of the target.\n\n(target-section)=\n## A section to link to",
+    )
+    write_post(
+        site,
+        "posts/linker.md",
+        "Linker post",
+        "2025-10-02",
+        body="First paragraph of the linker, which the listings show: [the target](target.md).\n\n"
+        "See {doc}`target` and {ref}`target-section`.",
+    )
+    write_post(
+        site,
+        "posts/second-linker.md",
+        "Second linker",
+        "2025-10-02",
+        body="First paragraph, with no link.\n\nSee {doc}`target` and {ref}`target-section`.",
+    )
+    builddir = site / "_build"
+    outdir = build(site, builddir)
+    linker = outdir / "posts" / "linker.html"
+
+    def links() -> list[tuple[str, str]]:
+        article = soup(linker).select_one("article[role=main]")
+        return [(a["href"], a.get_text()) for a in article.select("p a.reference.internal")]
+
+    assert links() == [
+        ("target.html", "the target"),
+        ("target.html", "Target post"),
+        ("target.html#target-section", "A section to link to"),
+    ]
+
+    # 1. The target retitled: the {doc} link's text is its new title.
+    retitle(target, "Target, retitled")
+    rendered: list[str] = []
+    read: list[str] = []
+    assert_matches_clean(
+        build(site, builddir, rendered, read), clean_build(site, tmp_path / "clean-1")
+    )
+    assert ("target.html", "Target, retitled") in links()
+    # The post whose excerpt shows a link is read again (its excerpt is rendered once per
+    # reading); the other is written again, not read.
+    assert "posts/linker" in read and "posts/post-14" not in rendered
+    assert "posts/second-linker" in rendered and "posts/second-linker" not in read
+
+    # 2. The label moved to a new post (read after the target: Sphinx, which purges a post
+    # only as it reads it again, would otherwise see the label twice): the {ref} follows it.
+    target.write_text(target.read_text().replace("(target-section)=\n", ""))
+    write_post(
+        site,
+        "posts/where.md",
+        "Where the section went",
+        "2025-10-03",
+        body="First paragraph.\n\n(target-section)=\n## The section, moved",
+    )
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-2"))
+    assert ("where.html#target-section", "The section, moved") in links()
+
+    # 3. The target renamed: the links to it lead nowhere, with the clean build's warnings.
+    target.rename(site / "posts" / "target-renamed.md")
+    warned: list[str] = []
+    clean_warned: list[str] = []
+    clean = clean_build(site, tmp_path / "clean-3", clean_warned)
+    assert_matches_clean(build(site, builddir, warnings=warned), clean)
+    assert [href for href, _ in links()] == ["where.html#target-section"]
+    assert clean_warned and sorted(warned) == sorted(clean_warned)
+    assert all("linker.md" in line for line in warned)
+    assert not (outdir / "posts" / "target.html").exists()
+
+    # 4. Its old name given back: they lead to it again.
+    (site / "posts" / "target-renamed.md").rename(target)
+    assert_matches_clean(build(site, builddir), clean_build(site, tmp_path / "clean-4"))
+    assert [href for href, _ in links()] == [
+        "target.html",
+        "target.html",
+        "where.html#target-section",
+    ]
+
+
+def test_the_pages_written_again_for_where_their_links_lead() -> None:
+    """Which pages an incremental build writes again for their links alone: those linking to
+    a document that is gone, new, or read again with another title or other anchors, or to a
+    label or glossary term now defined elsewhere (or nowhere). An edit that keeps a document's
+    title and anchors writes none of the pages that link to it; a post whose excerpt shows a
+    link is read again (its excerpt is rendered once per reading)."""
+    from types import SimpleNamespace
+
+    from docutils import nodes
+
+    from kb.core.links import linking_again, links_before
+    from kb.core.records import Outgoing
+    from kb.core.state import env_state
+
+    def site(label_in: str, term: str | None, a_title: str):
+        std = {
+            "labels": {"sec": (label_in, "sec", "A section")},
+            "anonlabels": {"sec": (label_in, "sec")},
+            "terms": {term: ("glossary", "term-x")} if term else {},
+        }
+        env = SimpleNamespace(
+            domaindata={"std": std},
+            titles={d: nodes.title(text=d.title()) for d in ("b", "c", "glossary")},
+            metadata={},
+            found_docs={"d1", "d2", "d3", "d4", "d5", "a", "b", "c", "glossary"},
+        )
+        env.titles["a"] = nodes.title(text=a_title)
+        state = env_state(env)
+        state.links = {
+            "d1": Outgoing(docs=frozenset({"a"})),
+            "d2": Outgoing(labels=frozenset({"sec"})),
+            "d3": Outgoing(labels=frozenset({"nowhere"})),
+            "d4": Outgoing(terms=frozenset({"tensor core"})),
+            "d5": Outgoing(docs=frozenset({"a"})),
+        }
+        state.excerpts = {"d5": '<p>See <a class="reference internal" href="a.html">A</a>.</p>'}
+        return env
+
+    changed = {"a", "b", "c", "glossary"}
+    before, read_again = links_before(site("b", "Tensor Core", "A"), changed)
+    assert before.candidates == {"d1", "d2", "d3", "d4", "d5"} and read_again == {"d5"}
+    # Each read again as it was: no page shows anything else.
+    assert linking_again(site("b", "Tensor Core", "A"), before, changed | read_again) == set()
+    # A's new title, the label moved to c, the term gone from the glossary.
+    again = linking_again(site("c", None, "A, retitled"), before, changed | read_again)
+    assert again == {"d1", "d2", "d4"}
+    assert links_before(site("b", None, "A"), set()) == (type(before)(), set())
 
 
 def test_an_edit_no_listing_shows_keeps_every_listing_page_without_signing_each(

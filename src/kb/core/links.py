@@ -6,6 +6,14 @@ documents named by Markdown links and ``{doc}`` roles, the labels of ``{ref}`` r
 to their documents on every build, since a label can move to another document without this one
 changing), and the ``{term}`` targets, casefolded as Sphinx matches them. Purged and merged by
 Sphinx's collector machinery, so a parallel or incremental read keeps it right.
+
+An incremental build uses it too: Sphinx resolves a document's cross-references only when it
+writes the document's page, which it does when that document's own source changed. The pages
+whose links lead to a document that is removed, added, or read again showing another title or
+other anchors (a label moved) are written again as well (:func:`links_before`, before the
+reading; :func:`linking_again`, after), or they keep a link to a page that is gone where a
+clean build shows the text unlinked and warns; a post whose excerpt shows such a link is read
+again, as its excerpt is rendered once per reading.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import docname_join
 
-from .records import Outgoing
+from .records import LinkedBefore, Outgoing
 from .state import env_state
 
 
@@ -79,6 +87,105 @@ def linked_documents(env: BuildEnvironment, docname: str) -> set[str]:
                 targets.add(place[0])
     targets.discard(docname)
     return targets & env.found_docs
+
+
+def links_before(env: BuildEnvironment, changed: set[str]) -> tuple[LinkedBefore, set[str]]:
+    """Before Sphinx purges the documents ``changed`` (to be read again, added or removed):
+    where the links that may lead elsewhere once they are read lead now (the documents that
+    link to one of them by name, to a label or glossary term one of them defines, or to one
+    that none defines), and which of those documents to read again as well: the posts whose
+    excerpt shows such a link (rendered once per reading, :mod:`kb.core.catalog`)."""
+    if not changed:
+        return LinkedBefore(), set()
+    std = env.domaindata.get("std", {})
+    labels, anonymous = std.get("labels", {}), std.get("anonlabels", {})
+    terms = {_term(term): place for term, place in std.get("terms", {}).items()}
+    before = LinkedBefore(changed=set(changed))
+    for docname, links in _table(env).items():
+        if docname in changed or not (links.docs or links.labels or links.terms):
+            continue
+        places = {("label", name): labels.get(name) or anonymous.get(name) for name in links.labels}
+        places |= {("term", term): terms.get(term) for term in links.terms}
+        if links.docs & changed or any(p is None or p[0] in changed for p in places.values()):
+            before.candidates.add(docname)
+            before.places |= {key: p[0] if p else None for key, p in places.items()}
+    if not before.candidates:
+        return before, set()
+    before.faces = _faces(env, changed)
+    again = {docname for docname in before.candidates if _excerpt_links(env, docname)}
+    return before, again & env.found_docs
+
+
+def linking_again(env: BuildEnvironment, before: LinkedBefore | None, read: set[str]) -> set[str]:
+    """Once the documents are read: those of ``before.candidates`` not read whose links now
+    lead to another page, title or anchor than their written page shows (a document they name
+    is gone, new, or shows another title or other anchors; a label or term they name is
+    defined elsewhere, or its document shows other ones). Their pages are written again:
+    Sphinx resolves their links anew, as a clean build does, and warns where one now leads
+    nowhere. An edit that leaves a document's title and anchors as they were (most edits)
+    writes none of the pages that link to it."""
+    if before is None or not before.candidates:
+        return set()
+    std = env.domaindata.get("std", {})
+    labels, anonymous = std.get("labels", {}), std.get("anonlabels", {})
+    terms = {_term(term): place for term, place in std.get("terms", {}).items()}
+    faces = _faces(env, before.changed)
+
+    def shows_otherwise(docname: str | None) -> bool:
+        return docname in before.changed and faces.get(docname) != before.faces.get(docname)
+
+    def moved(kind: str, name: str, place) -> bool:
+        now = place[0] if place else None
+        return now != before.places.get((kind, name)) or shows_otherwise(now)
+
+    table = _table(env)
+    again = set()
+    for docname in before.candidates - read:
+        links = table.get(docname)
+        if links is None:
+            continue
+        if (
+            any(shows_otherwise(target) for target in links.docs)
+            or any(
+                moved("label", label, labels.get(label) or anonymous.get(label))
+                for label in links.labels
+            )
+            or any(moved("term", term, terms.get(term)) for term in links.terms)
+        ):
+            again.add(docname)
+    return again & env.found_docs
+
+
+def _faces(env: BuildEnvironment, docnames: set[str]) -> dict[str, tuple]:
+    """What each of ``docnames`` shows to the links that lead to it: its title, its labels
+    (with their anchors and section titles), its glossary terms and MyST's heading anchors.
+    None for one that is not there."""
+    std = env.domaindata.get("std", {})
+    shown: dict[str, list] = {docname: [] for docname in docnames if docname in env.titles}
+    for kind in ("labels", "anonlabels", "terms"):
+        for name, place in std.get(kind, {}).items():
+            if place[0] in shown:
+                shown[place[0]].append((kind, name, *place[1:]))
+    faces = {}
+    for docname, anchors in shown.items():
+        slugs = env.metadata.get(docname, {}).get("myst_slugs", {})
+        title = env.titles[docname].astext()
+        faces[docname] = (title, tuple(sorted(anchors)), repr(sorted(slugs.items())))
+    return faces
+
+
+def _excerpt_links(env: BuildEnvironment, docname: str) -> bool:
+    """Whether a post's excerpts, as rendered when it was read, hold a cross-reference (a link
+    to another page, or one that led nowhere)."""
+    state = env_state(env)
+    record = state.posts.get(docname)
+    excerpts = [state.excerpts.get(docname) or ""]
+    excerpts += [raw.get("excerpt_html") or "" for raw in (record.sections if record else ())]
+    return any("reference internal" in html or "xref" in html for html in excerpts)
+
+
+def _term(term: str) -> str:
+    return " ".join(term.split()).casefold()  # as read_links records a {term} target
 
 
 def setup_links(app: Sphinx) -> None:

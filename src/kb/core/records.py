@@ -104,6 +104,20 @@ class Outgoing:
 
 
 @dataclass
+class LinkedBefore:
+    """Where the links that may lead elsewhere led before a build read again, added or removed
+    the documents ``changed`` (:func:`kb.core.links.links_before`)."""
+
+    changed: set[str] = field(default_factory=set)
+    #: The documents whose links lead to one of them, by name, label or term (or nowhere).
+    candidates: set[str] = field(default_factory=set)
+    #: What each of them (that was there) showed of itself to links: its title and anchors.
+    faces: dict[str, tuple] = field(default_factory=dict)
+    #: Each label and term the candidates link to: the document that defined it, or None.
+    places: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+
+@dataclass
 class PostSource:
     """What one read of a post left in the environment (pickled between builds)."""
 

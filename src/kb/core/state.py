@@ -39,6 +39,7 @@ from .records import (
     CheckedAhead,
     DatasetEntry,
     DocumentDatasets,
+    LinkedBefore,
     ListingPage,
     NotebookRecord,
     Outgoing,
@@ -143,6 +144,9 @@ class BuildState:
     docs_read: set[str] = field(default_factory=set)
     # freshness at env-get-outdated: the documents this build removes from the environment.
     docs_removed: set[str] = field(default_factory=set)
+    # freshness at env-get-outdated: where links led before this build's reading
+    # (kb.core.links.links_before), for the pages whose links now lead elsewhere.
+    links_before: LinkedBefore | None = None
     # incremental.copies at env-get-outdated: the images and downloads the environment listed
     # before removed documents were purged; compared and cleared at env-updated.
     copies_before: set[str] | None = None

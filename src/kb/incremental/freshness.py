@@ -5,7 +5,9 @@ every sidebar or a series box shows other posts. After the catalog is built we s
 each page shows of the catalog, compare with the signatures of the last successful build
 (kept in the doctree folder), and:
 
-* return the documents whose signature changed, so Sphinx rewrites them (no re-read);
+* return the documents whose signature changed, so Sphinx rewrites them (no re-read), and
+  those whose cross-references now lead to another page, title or anchor, which Sphinx
+  resolves only when it writes a page (:mod:`kb.core.links`);
 * once Sphinx has written those and the documents it read (``html-collect-pages``), have
   Sphinx write the other documents' pages that are not there whole, then (once the search
   indexer has started) put the changed page parts and regions into the others
@@ -37,6 +39,7 @@ from sphinx.util import logging
 from ..core import events
 from ..core.fileio import BackgroundWrites, crash_point, crashing, file_times
 from ..core.journal import Journal, remove_partial_files
+from ..core.links import linking_again, links_before
 from ..core.posts import digest
 from ..core.records import CheckedAhead
 from ..core.records import Content as Content
@@ -132,6 +135,8 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     old_docs = state.state_old.get("docs", {})
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
     changed |= _written_to_save_removals(app, env)
+    # Pages whose cross-references now lead elsewhere: Sphinx resolves them when it writes.
+    changed |= linking_again(env, state.links_before, state.docs_read)
     # Sphinx writes what it read: refreshing that page in place too would race its write.
     state.pages_to_keep = sorted(docs.keys() & old_docs.keys() - changed - state.docs_read)
     return sorted(changed)
@@ -417,6 +422,18 @@ def _remove_pages(app: Sphinx, names: set[str]) -> None:
         path = output_path(app, name).resolve()
         if path.suffix == ".html" and outdir in path.parents and path.is_file():
             path.unlink()
+            _remove_empty_folders(path.parent, outdir)
+
+
+def _remove_empty_folders(folder: Path, outdir: Path) -> None:
+    """``folder`` and the folders above it, up to ``outdir``, where nothing is left in them
+    (a tag's numbered pages, gone with the tag's posts): a clean build makes none of them."""
+    while folder != outdir and outdir in folder.parents:
+        try:
+            folder.rmdir()  # only an empty folder
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _page_names(record: Record) -> list[str]:
@@ -485,9 +502,14 @@ def _builder_inited(app: Sphinx) -> None:
         remove_partial_files(app.outdir, app.doctreedir)
 
 
-def _note_removed(app: Sphinx, env, added, changed, removed) -> list[str]:
-    build_state(app).docs_removed |= set(removed)
-    return []
+def _note_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
+    """Note what this build removes, and where the links to what it reads or removes lead
+    before Sphinx purges those (:func:`kb.core.links.links_before`): the posts whose excerpt
+    shows such a link are read again."""
+    state = build_state(app)
+    state.docs_removed |= set(removed)
+    state.links_before, read_again = links_before(env, set(added) | set(changed) | set(removed))
+    return sorted(read_again)
 
 
 def _written_to_save_removals(app: Sphinx, env) -> set[str]:
@@ -558,7 +580,7 @@ def setup_freshness(app: Sphinx) -> None:
     # empty by kb's setup(), before this).
     app.connect("builder-inited", _builder_inited, priority=events.OPEN_JOURNAL)
     # Last: after every handler that adds documents to read.
-    app.connect("env-get-outdated", _note_removed)
+    app.connect("env-get-outdated", _note_outdated)
     app.connect("env-before-read-docs", _before_read, priority=events.LAST_TO_ADD_READS)
     # After the catalog (400) and the modules that derive data from it (kb-catalog-built).
     app.connect("env-updated", _env_updated, priority=events.SIGN_PAGES)

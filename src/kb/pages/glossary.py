@@ -40,9 +40,14 @@ USED_IN = "Used in:"
 
 
 def _terms(app: Sphinx) -> dict[str, tuple[str, str]]:
-    """Every glossary term, casefolded: ``(docname, anchor)``."""
+    """Every glossary term, casefolded as :mod:`kb.core.links` records a ``{term}`` target:
+    ``(docname, anchor)``. Sphinx keeps each as the glossary writes it ("TMA")."""
     std = cast("StandardDomain", app.env.get_domain("std"))  # typed as a plain Domain
-    return {name: place for (kind, name), place in std.objects.items() if kind == "term"}
+    return {
+        " ".join(name.split()).casefold(): place
+        for (kind, name), place in std.objects.items()
+        if kind == "term"
+    }
 
 
 def term_uses(app: Sphinx, catalog: Catalog) -> dict[str, list[Post]]:
