@@ -429,7 +429,9 @@ def _cached_excerpt(
     """The excerpt's HTML, rendered once per reading of the post. Once it is rendered, the
     paragraph's nodes give way to its text: the environment is pickled after every build
     that read anything and unpickled by every build, and nodes cost far more than strings.
-    A section post's is kept in its own record (purged with the file's)."""
+    An excerpt that holds a cross-reference keeps them, to be rendered again where the link
+    now leads elsewhere (:func:`render_excerpts_again`). A section post's is kept in its own
+    record (purged with the file's)."""
     excerpts = env_state(env).excerpts
     html = raw.get("excerpt_html") if section else excerpts.get(docname)
     if html is None:
@@ -438,10 +440,33 @@ def _cached_excerpt(
             raw["excerpt_html"] = html
         else:
             excerpts[docname] = html
-    if raw.get("excerpt") is not None:
+    if raw.get("excerpt") is not None and "excerpt_text" not in raw:
         raw["excerpt_text"] = _excerpt_text(raw)
+    if raw.get("excerpt") is not None and not _shows_cross_references(html):
         raw["excerpt"] = None
     return html
+
+
+def _shows_cross_references(html: str) -> bool:
+    """Whether a rendered excerpt holds a cross-reference: a link Sphinx resolved to a page of
+    the site, or the text of one it could not resolve."""
+    return 'class="reference internal' in html or "xref" in html
+
+
+def render_excerpts_again(env: BuildEnvironment, docnames: set[str]) -> None:
+    """Have this build's catalog render the excerpts of these posts again (their links lead
+    elsewhere now, :func:`kb.core.links.linking_again`): those that hold a cross-reference
+    kept their nodes for it; the others show nothing that changed."""
+    state = env_state(env)
+    for docname in docnames:
+        record = state.posts.get(docname)
+        for index, raw in enumerate(_raws(record) if record is not None else []):
+            if raw.get("excerpt") is None:
+                continue
+            if index:
+                raw["excerpt_html"] = None
+            else:
+                state.excerpts.pop(docname, None)
 
 
 def _env_updated(app: Sphinx, env: BuildEnvironment):

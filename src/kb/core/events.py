@@ -83,6 +83,9 @@ BEFORE_DOCTREES_LOADED = 0
 FREEZE_WHAT_WAS_READ = 1
 #: core.validation: the checks across posts, before the catalog is built from the posts.
 CHECK_ACROSS_POSTS = 300
+#: incremental.freshness: the pages whose links lead elsewhere now (kb.core.links), found
+#: before the catalog renders the excerpts, some of them again.
+FIND_RELINKED = 350
 #: core.catalog: the catalog, then the event kb-catalog-built.
 BUILD_CATALOG = 400
 #: incremental.freshness: every page signed, after the catalog and what derives from it.

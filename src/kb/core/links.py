@@ -11,9 +11,8 @@ An incremental build uses it too: Sphinx resolves a document's cross-references 
 writes the document's page, which it does when that document's own source changed. The pages
 whose links lead to a document that is removed, added, or read again showing another title or
 other anchors (a label moved) are written again as well (:func:`links_before`, before the
-reading; :func:`linking_again`, after), or they keep a link to a page that is gone where a
-clean build shows the text unlinked and warns; a post whose excerpt shows such a link is read
-again, as its excerpt is rendered once per reading.
+reading; :func:`linking_again`, after), with the excerpts of those that are posts, or they
+keep a link to a page that is gone where a clean build shows the text unlinked and warns.
 """
 
 from __future__ import annotations
@@ -89,14 +88,13 @@ def linked_documents(env: BuildEnvironment, docname: str) -> set[str]:
     return targets & env.found_docs
 
 
-def links_before(env: BuildEnvironment, changed: set[str]) -> tuple[LinkedBefore, set[str]]:
+def links_before(env: BuildEnvironment, changed: set[str]) -> LinkedBefore:
     """Before Sphinx purges the documents ``changed`` (to be read again, added or removed):
-    where the links that may lead elsewhere once they are read lead now (the documents that
+    where the links that may lead elsewhere once they are read lead now: the documents that
     link to one of them by name, to a label or glossary term one of them defines, or to one
-    that none defines), and which of those documents to read again as well: the posts whose
-    excerpt shows such a link (rendered once per reading, :mod:`kb.core.catalog`)."""
+    that none defines."""
     if not changed:
-        return LinkedBefore(), set()
+        return LinkedBefore()
     std = env.domaindata.get("std", {})
     labels, anonymous = std.get("labels", {}), std.get("anonlabels", {})
     terms = {_term(term): place for term, place in std.get("terms", {}).items()}
@@ -109,18 +107,17 @@ def links_before(env: BuildEnvironment, changed: set[str]) -> tuple[LinkedBefore
         if links.docs & changed or any(p is None or p[0] in changed for p in places.values()):
             before.candidates.add(docname)
             before.places |= {key: p[0] if p else None for key, p in places.items()}
-    if not before.candidates:
-        return before, set()
-    before.faces = _faces(env, changed)
-    again = {docname for docname in before.candidates if _excerpt_links(env, docname)}
-    return before, again & env.found_docs
+    if before.candidates:
+        before.faces = _faces(env, changed)
+    return before
 
 
 def linking_again(env: BuildEnvironment, before: LinkedBefore | None, read: set[str]) -> set[str]:
     """Once the documents are read: those of ``before.candidates`` not read whose links now
     lead to another page, title or anchor than their written page shows (a document they name
     is gone, new, or shows another title or other anchors; a label or term they name is
-    defined elsewhere, or its document shows other ones). Their pages are written again:
+    defined elsewhere, or its document shows other ones). Their pages are written again
+    (and their excerpts rendered again, :func:`kb.core.catalog.render_excerpts_again`):
     Sphinx resolves their links anew, as a clean build does, and warns where one now leads
     nowhere. An edit that leaves a document's title and anchors as they were (most edits)
     writes none of the pages that link to it."""
@@ -172,16 +169,6 @@ def _faces(env: BuildEnvironment, docnames: set[str]) -> dict[str, tuple]:
         title = env.titles[docname].astext()
         faces[docname] = (title, tuple(sorted(anchors)), repr(sorted(slugs.items())))
     return faces
-
-
-def _excerpt_links(env: BuildEnvironment, docname: str) -> bool:
-    """Whether a post's excerpts, as rendered when it was read, hold a cross-reference (a link
-    to another page, or one that led nowhere)."""
-    state = env_state(env)
-    record = state.posts.get(docname)
-    excerpts = [state.excerpts.get(docname) or ""]
-    excerpts += [raw.get("excerpt_html") or "" for raw in (record.sections if record else ())]
-    return any("reference internal" in html or "xref" in html for html in excerpts)
 
 
 def _term(term: str) -> str:

@@ -147,6 +147,8 @@ class BuildState:
     # freshness at env-get-outdated: where links led before this build's reading
     # (kb.core.links.links_before), for the pages whose links now lead elsewhere.
     links_before: LinkedBefore | None = None
+    # freshness at env-updated: the documents not read whose links now lead elsewhere.
+    relinked: set[str] = field(default_factory=set)
     # incremental.copies at env-get-outdated: the images and downloads the environment listed
     # before removed documents were purged; compared and cleared at env-updated.
     copies_before: set[str] | None = None

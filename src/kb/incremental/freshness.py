@@ -37,6 +37,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..core import events
+from ..core.catalog import render_excerpts_again
 from ..core.fileio import BackgroundWrites, crash_point, crashing, file_times
 from ..core.journal import Journal, remove_partial_files
 from ..core.links import linking_again, links_before
@@ -136,7 +137,7 @@ def _env_updated(app: Sphinx, env) -> list[str]:
     changed = {d for d, sig in docs.items() if d in old_docs and old_docs[d] != sig}
     changed |= _written_to_save_removals(app, env)
     # Pages whose cross-references now lead elsewhere: Sphinx resolves them when it writes.
-    changed |= linking_again(env, state.links_before, state.docs_read)
+    changed |= state.relinked
     # Sphinx writes what it read: refreshing that page in place too would race its write.
     state.pages_to_keep = sorted(docs.keys() & old_docs.keys() - changed - state.docs_read)
     return sorted(changed)
@@ -504,12 +505,22 @@ def _builder_inited(app: Sphinx) -> None:
 
 def _note_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
     """Note what this build removes, and where the links to what it reads or removes lead
-    before Sphinx purges those (:func:`kb.core.links.links_before`): the posts whose excerpt
-    shows such a link are read again."""
+    before Sphinx purges those (:func:`kb.core.links.links_before`)."""
     state = build_state(app)
     state.docs_removed |= set(removed)
-    state.links_before, read_again = links_before(env, set(added) | set(changed) | set(removed))
-    return sorted(read_again)
+    state.links_before = links_before(env, set(added) | set(changed) | set(removed))
+    return []
+
+
+def _find_relinked(app: Sphinx, env) -> list[str]:
+    """Once every document is read, before the catalog: the documents not read whose links
+    now lead elsewhere (:func:`kb.core.links.linking_again`), written again at
+    :func:`_env_updated`, with their excerpts rendered again."""
+    state = build_state(app)
+    if app.builder.format == "html":
+        state.relinked = linking_again(env, state.links_before, state.docs_read)
+        render_excerpts_again(env, state.relinked)
+    return []
 
 
 def _written_to_save_removals(app: Sphinx, env) -> set[str]:
@@ -581,6 +592,7 @@ def setup_freshness(app: Sphinx) -> None:
     app.connect("builder-inited", _builder_inited, priority=events.OPEN_JOURNAL)
     # Last: after every handler that adds documents to read.
     app.connect("env-get-outdated", _note_outdated)
+    app.connect("env-updated", _find_relinked, priority=events.FIND_RELINKED)
     app.connect("env-before-read-docs", _before_read, priority=events.LAST_TO_ADD_READS)
     # After the catalog (400) and the modules that derive data from it (kb-catalog-built).
     app.connect("env-updated", _env_updated, priority=events.SIGN_PAGES)
