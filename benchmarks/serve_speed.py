@@ -40,8 +40,9 @@ the second and later come S seconds after the last one's search found it, with
 searches are not waited for: the next save comes first). Each turn also reports the
 **processor time a save costs** the whole machine (every process's, kb serve's builds, the
 environment's writer, the search indexer and Pagefind, this script's own reading): busy time
-in ``/proc/stat`` from the turn's first save until the server is quiet again, less what the
-machine used in the same time before the turn (its idle rate), divided by the turn's saves.
+in ``/proc/stat`` (``busy_cpu.busy_seconds``) from the turn's first save until the server is
+quiet again, less what the machine used in the same time before the turn (its idle rate),
+divided by the turn's saves.
 Saves that come sooner than that time over the processors (2 cores: half of it) queue.
 
     python benchmarks/serve_speed.py -n 10000 --turn 4 --interval 3.3 --modes warm --changes edit
@@ -78,6 +79,7 @@ from build_speed import (  # noqa: E402
     wait_for_background_search,
 )
 from bundlesearch import pages_with  # noqa: E402
+from busy_cpu import busy_seconds  # noqa: E402
 
 MODES = ("warm", "unprepared", "cold")
 
@@ -197,14 +199,6 @@ def served_page(url: str) -> tuple[int, str]:
             return response.status, response.read().decode("utf-8", "replace")
     except urllib.error.HTTPError as error:
         return error.code, ""
-
-
-def busy_seconds() -> float:
-    """Processor time the whole machine has spent busy since it started: every processor's
-    user, nice, system, interrupt and stolen time (``/proc/stat``'s first line)."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields)
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass

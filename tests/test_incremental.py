@@ -310,6 +310,24 @@ def test_pages_linking_to_a_retitled_moved_or_renamed_post_are_written_again(
     ]
 
 
+def test_a_tag_gone_with_its_posts_leaves_no_folder(site: Path, tmp_path: Path) -> None:
+    """A tag's numbered listing pages live in a folder of their own: gone with the tag's last
+    post, they take the folder with them, as a clean build never makes it."""
+    with (site / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write("\nkb_page_size = 2\n")
+    added = [
+        write_post(site, f"posts/bulk-{n}.md", f"Bulk {n}", f"2025-11-0{n}", tags=["bulk"])
+        for n in range(1, 8)
+    ]
+    outdir = build(site, site / "_build")
+    folder = outdir / "blog" / "tag" / "bulk"
+    assert any(folder.rglob("*.html"))
+    for post in added:
+        post.unlink()
+    assert_matches_clean(build(site, site / "_build"), clean_build(site, tmp_path / "clean"))
+    assert not folder.exists()
+
+
 def test_the_pages_written_again_for_where_their_links_lead() -> None:
     """Which pages an incremental build writes again for their links alone: those linking to
     a document that is gone, new, or read again with another title or other anchors, or to a

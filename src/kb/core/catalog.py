@@ -21,6 +21,7 @@ from datetime import UTC, date, datetime
 from typing import cast
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
@@ -442,15 +443,15 @@ def _cached_excerpt(
             excerpts[docname] = html
     if raw.get("excerpt") is not None and "excerpt_text" not in raw:
         raw["excerpt_text"] = _excerpt_text(raw)
-    if raw.get("excerpt") is not None and not _shows_cross_references(html):
+    if raw.get("excerpt") is not None and not _holds_cross_references(raw["excerpt"]):
         raw["excerpt"] = None
     return html
 
 
-def _shows_cross_references(html: str) -> bool:
-    """Whether a rendered excerpt holds a cross-reference: a link Sphinx resolved to a page of
-    the site, or the text of one it could not resolve."""
-    return 'class="reference internal' in html or "xref" in html
+def _holds_cross_references(excerpt: nodes.Element) -> bool:
+    """Whether an excerpt's nodes hold a cross-reference, which Sphinx resolves as it renders
+    them (rendering resolves a copy: the nodes keep theirs)."""
+    return next(excerpt.findall(addnodes.pending_xref), None) is not None
 
 
 def render_excerpts_again(env: BuildEnvironment, docnames: set[str]) -> None:

@@ -28,6 +28,18 @@ from .records import LinkedBefore, Outgoing
 from .state import env_state
 
 
+def term_key(term: str) -> str:
+    """A glossary term or ``{term}`` target as links are matched: blanks collapsed, casefolded
+    (Sphinx keeps a term as the glossary writes it, "TMA", and matches a link to it in any
+    case)."""
+    return " ".join(term.split()).casefold()
+
+
+def _label_place(std: dict, label: str) -> tuple | None:
+    """Where the std domain puts a label: ``(docname, anchor, …)``, or None."""
+    return std.get("labels", {}).get(label) or std.get("anonlabels", {}).get(label)
+
+
 def read_links(doctree: nodes.document, docname: str) -> Outgoing:
     docs, labels, terms = set(), set(), set()
     for ref in doctree.findall(addnodes.pending_xref):
@@ -43,7 +55,7 @@ def read_links(doctree: nodes.document, docname: str) -> Outgoing:
         elif domain == "std" and kind == "ref":
             labels.add(target.lower())
         elif domain == "std" and kind == "term":
-            terms.add(" ".join(target.split()).casefold())
+            terms.add(term_key(target))
     docs.discard(docname)
     return Outgoing(frozenset(docs), frozenset(labels), frozenset(terms))
 
@@ -79,9 +91,8 @@ def linked_documents(env: BuildEnvironment, docname: str) -> set[str]:
     targets = set(found.docs)
     if found.labels:  # looked up, never copied: the site's labels are many, a post's few
         std = env.domaindata.get("std", {})
-        labels, anonymous = std.get("labels", {}), std.get("anonlabels", {})
         for label in found.labels:
-            place = labels.get(label) or anonymous.get(label)
+            place = _label_place(std, label)
             if place:
                 targets.add(place[0])
     targets.discard(docname)
@@ -96,13 +107,12 @@ def links_before(env: BuildEnvironment, changed: set[str]) -> LinkedBefore:
     if not changed:
         return LinkedBefore()
     std = env.domaindata.get("std", {})
-    labels, anonymous = std.get("labels", {}), std.get("anonlabels", {})
-    terms = {_term(term): place for term, place in std.get("terms", {}).items()}
+    terms = {term_key(term): place for term, place in std.get("terms", {}).items()}
     before = LinkedBefore(changed=set(changed))
     for docname, links in _table(env).items():
         if docname in changed or not (links.docs or links.labels or links.terms):
             continue
-        places = {("label", name): labels.get(name) or anonymous.get(name) for name in links.labels}
+        places = {("label", name): _label_place(std, name) for name in links.labels}
         places |= {("term", term): terms.get(term) for term in links.terms}
         if links.docs & changed or any(p is None or p[0] in changed for p in places.values()):
             before.candidates.add(docname)
@@ -124,8 +134,7 @@ def linking_again(env: BuildEnvironment, before: LinkedBefore | None, read: set[
     if before is None or not before.candidates:
         return set()
     std = env.domaindata.get("std", {})
-    labels, anonymous = std.get("labels", {}), std.get("anonlabels", {})
-    terms = {_term(term): place for term, place in std.get("terms", {}).items()}
+    terms = {term_key(term): place for term, place in std.get("terms", {}).items()}
     faces = _faces(env, before.changed)
 
     def shows_otherwise(docname: str | None) -> bool:
@@ -143,10 +152,7 @@ def linking_again(env: BuildEnvironment, before: LinkedBefore | None, read: set[
             continue
         if (
             any(shows_otherwise(target) for target in links.docs)
-            or any(
-                moved("label", label, labels.get(label) or anonymous.get(label))
-                for label in links.labels
-            )
+            or any(moved("label", label, _label_place(std, label)) for label in links.labels)
             or any(moved("term", term, terms.get(term)) for term in links.terms)
         ):
             again.add(docname)
@@ -169,10 +175,6 @@ def _faces(env: BuildEnvironment, docnames: set[str]) -> dict[str, tuple]:
         title = env.titles[docname].astext()
         faces[docname] = (title, tuple(sorted(anchors)), repr(sorted(slugs.items())))
     return faces
-
-
-def _term(term: str) -> str:
-    return " ".join(term.split()).casefold()  # as read_links records a {term} target
 
 
 def setup_links(app: Sphinx) -> None:

@@ -25,7 +25,7 @@ from sphinx.util import logging
 from ..checks.messages import say
 from ..core.catalog import get_catalog, has_catalog
 from ..core.fragments import is_fragment
-from ..core.links import outgoing
+from ..core.links import outgoing, term_key
 from ..core.posts import Catalog, Post, digest
 from ..core.state import build_state
 from ..incremental.freshness import add_signer
@@ -40,14 +40,10 @@ USED_IN = "Used in:"
 
 
 def _terms(app: Sphinx) -> dict[str, tuple[str, str]]:
-    """Every glossary term, casefolded as :mod:`kb.core.links` records a ``{term}`` target:
-    ``(docname, anchor)``. Sphinx keeps each as the glossary writes it ("TMA")."""
+    """Every glossary term, as :mod:`kb.core.links` records a ``{term}`` target
+    (:func:`~kb.core.links.term_key`): ``(docname, anchor)``."""
     std = cast("StandardDomain", app.env.get_domain("std"))  # typed as a plain Domain
-    return {
-        " ".join(name.split()).casefold(): place
-        for (kind, name), place in std.objects.items()
-        if kind == "term"
-    }
+    return {term_key(name): place for (kind, name), place in std.objects.items() if kind == "term"}
 
 
 def term_uses(app: Sphinx, catalog: Catalog) -> dict[str, list[Post]]:
@@ -82,7 +78,7 @@ def _signer(app: Sphinx, docname: str) -> str:
 
 def _entry_posts(app: Sphinx, item: nodes.definition_list_item) -> list[Post]:
     """The posts that link any term of one entry, newest first, each once."""
-    names = {" ".join(term.astext().split()).casefold() for term in item.findall(nodes.term)}
+    names = {term_key(term.astext()) for term in item.findall(nodes.term)}
     uses = build_state(app).term_uses
     chosen = {p.docname: p for name in names for p in uses.get(name, ())}
     order = {p.docname: n for n, p in enumerate(get_catalog(app).page_posts)}
