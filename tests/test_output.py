@@ -21,6 +21,7 @@ from kb.checks.schedule import file_day
 from kb.cli.serve import build_folders
 from kb.core import drafts
 from kb.core.output import lock_folders, release
+from kb.core.waiting import BUILDING, WAITING_NOTE, build_waiting
 
 SRC = Path(__file__).parent.parent / "src"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
@@ -108,10 +109,14 @@ def test_a_second_scan_for_drafts_reads_only_the_posts_saved_since(monkeypatch, 
 # -- Builds take turns ---------------------------------------------------------------------------
 
 
-def sphinx_build(site: Path, *options: str, wait: bool = True):
+def _sphinx_command(site: Path, *options: str) -> list[str]:
     outdir, doctrees = build_folders(site)
     command = [sys.executable, "-m", "sphinx", "-b", "html", *options, "-d", str(doctrees)]
-    command += [str(site), str(outdir)]
+    return [*command, str(site), str(outdir)]
+
+
+def sphinx_build(site: Path, *options: str, wait: bool = True):
+    command = _sphinx_command(site, *options)
     process = subprocess.Popen(
         command, cwd=site, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -136,12 +141,37 @@ def test_a_second_build_waits_for_the_first_and_says_so(tmp_path):
         assert str(outdir.resolve()) in line or str(doctrees.resolve()) in line
         time.sleep(1)
         assert second.poll() is None  # still waiting
+        # What a search indexer holding the folders for the build before reads: a build waits
+        # to write this output folder (kb.core.waiting), not another.
+        assert build_waiting(doctrees, outdir)
+        assert not build_waiting(doctrees, tmp_path / "linkcheck")
     finally:
         release(held)
     output, _ = second.communicate(timeout=300)
     assert second.returncode == 0, output
     assert "the other build has finished" in output
     assert (outdir / "index.html").is_file()
+    assert not build_waiting(doctrees, outdir)
+    assert not (doctrees / BUILDING / WAITING_NOTE).exists()
+
+
+def test_the_note_of_a_waiting_build_that_was_killed_says_nothing(tmp_path):
+    site = copy_root("listings", tmp_path / "site")
+    outdir, doctrees = build_folders(site)
+    held = lock_folders([outdir, doctrees])
+    try:
+        waiting = sphinx_build(site, wait=False)
+        deadline = time.monotonic() + 60
+        while not build_waiting(doctrees, outdir) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert build_waiting(doctrees, outdir)
+        waiting.kill()
+        waiting.communicate(timeout=60)
+        # Its note is left behind, but no lock holds it: no indexer gives up its work for it.
+        assert (doctrees / BUILDING / WAITING_NOTE).exists()
+        assert not build_waiting(doctrees, outdir)
+    finally:
+        release(held)
 
 
 # -- kb serve and make html ----------------------------------------------------------------------
@@ -184,6 +214,84 @@ def test_any_sequence_of_kb_serve_and_make_html_gives_a_clean_builds_files(tmp_p
     differ = [name for name in expected if got[name] != expected[name]]
     assert differ == []
     assert "retitled" not in json.dumps([s.decode("utf-8", "replace") for s in got.values()])
+
+
+#: A Pagefind that starts only once a build says it waits for the folders (the indexer of the
+#: build before then holds them) or the test lets it (``go``): ``marker go pagefind args...``.
+_HELD_BACK_PAGEFIND = """\
+import os, sys, time
+marker, go, real = sys.argv[1:4]
+while not (os.path.exists(marker) or os.path.exists(go)):
+    time.sleep(0.01)
+os.execv(real, [real, *sys.argv[4:]])
+"""
+
+
+@pytest.mark.slow
+def test_a_search_indexer_a_newer_build_waits_for_leaves_the_merge_to_it(tmp_path):
+    """kb serve, saves that come quicker than the search index: the indexer of the first
+    build, held back until the second build waits for the folders, gives up before it merges;
+    the second build's indexer then makes the bundle a clean build makes."""
+    from kb.search.pagefind import find_pagefind
+    from kb.search.shards import SHARDS_DIR, WRITTEN
+
+    site = copy_root("listings", tmp_path / "site")
+    outdir, doctrees = build_folders(site)
+    post = site / "posts/post-27.md"
+    original = post.read_text(encoding="utf-8")
+    sharded = ["-D", "kb_search_shard_size=4"]  # so that the indexer merges shards
+    serve = ["-n", "-D", "kb_search_defer=1", *sharded]
+    sphinx_build(site, "-n", *sharded)
+    merged_before = (doctrees / SHARDS_DIR / WRITTEN).stat()
+    entry_before = (outdir / "pagefind/pagefind-entry.json").read_bytes()
+
+    go = tmp_path / "go"
+    wrapper = tmp_path / "pagefind.py"
+    wrapper.write_text(_HELD_BACK_PAGEFIND, encoding="utf-8")
+    note = doctrees / BUILDING / WAITING_NOTE
+    held_back = [sys.executable, str(wrapper), str(note), str(go), str(find_pagefind())]
+    runner = tmp_path / "pagefind"
+    runner.write_text("#!/bin/sh\nexec " + " ".join(held_back) + ' "$@"\n', encoding="utf-8")
+    runner.chmod(0o755)
+    # The package that names Pagefind's binary, shadowed (PAGEFIND_BINARY_PATH would make its
+    # version unknown, and kb would then index in one run, not in shards).
+    shadow = tmp_path / "shadow" / "pagefind_bin_extended"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(
+        f"from pathlib import Path\n\ndef get_executable():\n    return Path({str(runner)!r})\n",
+        encoding="utf-8",
+    )
+    env = {**ENV, "PYTHONPATH": os.pathsep.join([str(shadow.parent), ENV["PYTHONPATH"]])}
+
+    post.write_text(original.replace("# Post 27", "# Post 27, retitled"), encoding="utf-8")
+    first = subprocess.run(
+        [*_sphinx_command(site, *serve)], cwd=site, env=env, capture_output=True, text=True
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    post.write_text(original.replace("# Post 27", "# Post 27, named again"), encoding="utf-8")
+    second = subprocess.run(
+        [*_sphinx_command(site, *serve)], cwd=site, env=env, capture_output=True, text=True
+    )
+    assert second.returncode == 0, second.stdout + second.stderr
+    # The second build waited for the first's indexer, which stopped before its merge: the
+    # merged bundle is the one before both (the second's indexer waits for ``go``).
+    assert "waiting for it to finish" in second.stdout + second.stderr
+    merged_after = (doctrees / SHARDS_DIR / WRITTEN).stat()
+    assert (merged_after.st_ino, merged_after.st_mtime_ns) == (
+        merged_before.st_ino,
+        merged_before.st_mtime_ns,
+    )
+    assert (outdir / "pagefind/pagefind-entry.json").read_bytes() == entry_before
+    go.touch()
+    wait_for_background_index(site)
+
+    clean = copy_root("listings", tmp_path / "clean")
+    (clean / "posts/post-27.md").write_text(post.read_text(encoding="utf-8"), encoding="utf-8")
+    sphinx_build(clean, "-n", *sharded)
+    got, expected = site_files(outdir), site_files(build_folders(clean)[0])
+    assert sorted(got) == sorted(expected)
+    assert [name for name in expected if got[name] != expected[name]] == []
+    assert "named again" in (outdir / "posts/post-27.html").read_text(encoding="utf-8")
 
 
 def test_kb_serve_and_make_html_share_folders_and_drafts_get_their_own(tmp_path):

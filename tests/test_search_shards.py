@@ -22,6 +22,8 @@ import pytest
 from searchbundle import bundle_files, pages_with, read_bundle
 
 from kb.config import KbConfig
+from kb.core.waiting import Superseded
+from kb.search import bundle as bundle_files_module
 from kb.search import merge, shards
 from kb.search.cbor import Unexpected
 from kb.search.pagefind import UNSHARDED_FILE
@@ -275,6 +277,66 @@ def test_a_merge_forgets_the_files_it_no_longer_writes(make_app, site):
     for path in (bundle / "index").iterdir():
         if path.name in chunks:
             assert path.stat().st_ino == chunks[path.name]
+
+
+class AskedAfter:
+    """A ``superseded`` that says no to the first ``times`` questions, then yes."""
+
+    def __init__(self, times: int) -> None:
+        self.times, self.asked = times, 0
+
+    def __call__(self) -> bool:
+        self.asked += 1
+        return self.asked > self.times
+
+
+@pytest.mark.parametrize("times", [0, 1, 2, 3])
+def test_a_merge_a_build_waits_for_stops_and_leaves_the_entry_as_it_was(
+    make_app, site, tmp_path, times
+):
+    """Told at any of its questions (before it makes the index chunks, as it makes them,
+    before it writes them, before it writes the entry: the site's few chunks are made
+    between two questions), the merge stops; the bundle still reads as it did, and the next
+    merge writes the bundle that a merge never stopped writes."""
+    bundle = build(make_app, site, SHARDED) / "pagefind"
+    entry = (bundle / merge.ENTRY).read_bytes()
+    found = read_bundle(bundle)
+    root = site / "_build" / "doctrees" / shards.SHARDS_DIR
+    loaded = [shards._load(path) for path in sorted(root.glob("*/" + shards.PARSED))]
+    for part in loaded:  # other words, so that the merge writes other chunks and entry
+        for language in part.languages.values():
+            language.words = {f"{word}x": entry for word, entry in language.words.items()}
+
+    with pytest.raises(Superseded):
+        merge.merge(loaded, bundle, {}, AskedAfter(times))
+    assert (bundle / merge.ENTRY).read_bytes() == entry
+    assert read_bundle(bundle) == found
+    published = merge.merge(loaded, bundle, {})
+    bundle_files_module.prune(bundle, published)
+    assert set(bundle_files(bundle)) == published
+    never_stopped = tmp_path / "never-stopped"
+    merge.merge(loaded, never_stopped, {})
+    assert bundle_files(bundle) == bundle_files(never_stopped)
+    assert pages_with(bundle, "gpux") == {"/posts/gpu-sharing.html"}
+
+
+def test_a_run_a_build_waits_for_starts_no_shard_and_does_not_merge(tmp_path):
+    # Asked before each run starts: none starts, and the merge is the next indexer's. (With
+    # Pagefind itself, the runs already going end first: tests/test_output.py.)
+    run = shards.ShardedRun(
+        tmp_path / "bundle",
+        _records(tmp_path, 24),
+        tmp_path / "work",
+        lambda site, bundle: [sys.executable, "-c", _NOTE, str(site), str(bundle)],
+        "settings",
+        8,
+        AskedAfter(0),
+    )
+    with pytest.raises(Superseded):
+        run.wait(lambda output, status: pytest.fail(output))
+    assert list((tmp_path / "work" / shards.SHARDS_DIR).glob("*/ran")) == []
+    assert not (tmp_path / "bundle" / merge.ENTRY).exists()
+    assert not (tmp_path / "work" / shards.SHARDS_DIR / shards.WRITTEN).exists()
 
 
 @pytest.mark.sphinx("html", testroot="search", srcdir="search-related")

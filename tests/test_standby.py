@@ -10,7 +10,6 @@ file a reader can fetch is the file a clean build writes.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import io
 import json
@@ -42,6 +41,7 @@ from kb.core.journal import JOURNAL_FILE
 from kb.core.output import lock_folders, release
 from kb.core.state import build_state, env_state
 from kb.core.validation import check_across_posts_ahead
+from kb.core.waiting import BUILDING, WAITING_NOTE, build_waiting
 from kb.incremental.freshness import check_ahead
 from kb.incremental.standby import Inputs, source_stamps, state_stamps, still_current
 from kb.pages import related as related_module
@@ -356,21 +356,47 @@ def test_related_lists_made_ahead_follow_a_post_whose_tags_changed(built_by_the_
     _assert_same_as_clean_build(site, tmp_path / "clean")
 
 
-def test_the_word_to_build_is_seen_waiting_and_left_to_be_read():
-    """How a standby working ahead knows the author saved: the word is on its pipe (or the
-    pipe was closed), and it is still there for the standby to read."""
+def _arrives(word) -> bool:
+    deadline = time.monotonic() + 30
+    while not word.arrived() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return word.arrived()
+
+
+def test_the_word_to_build_is_seen_at_once_and_said_until_the_build_holds_its_folders(tmp_path):
+    """How a standby working ahead knows the author saved: a thread reads the word as it
+    comes; from then until the build holds its folders, a note tells the search indexer of
+    the build before that a build waits (kb.core.waiting), so that it stops before it merges."""
+    doctrees, outdir = tmp_path / "doctrees", tmp_path / "html"
     read, write = os.pipe()
+    word = buildworker._Word(read, doctrees, outdir)
     try:
-        assert not buildworker._readable(read)
+        time.sleep(0.1)
+        assert not word.arrived()
+        assert not build_waiting(doctrees, outdir)
         os.write(write, b"go\n")
-        assert buildworker._readable(read) and buildworker._readable(read)
-        assert os.read(read, 16) == b"go\n"
-        os.close(write)
-        assert buildworker._readable(read)  # end of input: the worker discarded it
+        assert _arrives(word)
+        assert word.wait() == b"go\n"
+        assert build_waiting(doctrees, outdir)
+        assert not build_waiting(doctrees, tmp_path / "linkcheck")
+        word.done()
+        assert not build_waiting(doctrees, outdir)
+        assert not (doctrees / BUILDING / WAITING_NOTE).exists()
     finally:
-        os.close(read)
-        with contextlib.suppress(OSError):
-            os.close(write)
+        word.done()
+        os.close(write)
+
+
+def test_the_end_of_the_input_is_seen_and_says_nothing(tmp_path):
+    # The worker discarded the standby (kb serve stopped, or the next build differs).
+    doctrees, outdir = tmp_path / "doctrees", tmp_path / "html"
+    read, write = os.pipe()
+    word = buildworker._Word(read, doctrees, outdir)
+    os.close(write)
+    assert _arrives(word)
+    assert word.wait() == b""
+    assert not build_waiting(doctrees, outdir)
+    word.done()
 
 
 def _words_edit(app, post: Path, edit: str) -> None:

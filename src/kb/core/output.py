@@ -31,11 +31,14 @@ it can of the environment alone (the ``meanwhile`` of :func:`load_before_locking
 waits for is the build, not
 its indexer (``kb-building`` alone, unless the last build was stopped: then every lock, so
 that no writer is at work while its application recovers the folders); its own build takes
-every lock, and so waits for the indexer.
+every lock, and so waits for the indexer. A build that waits for the folders says so to
+that indexer (:func:`lock_build_folders`, :mod:`.waiting`), which stops before it merges
+the shards: the build's own indexer does that work for the newer pages.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -51,6 +54,7 @@ from . import events
 from .fileio import crash_point, file_stamp, holds_exactly
 from .journal import JOURNAL_FILE
 from .state import BuildState, build_state
+from .waiting import BUILDING, waiting_said
 
 try:
     import fcntl
@@ -67,10 +71,6 @@ logger = logging.getLogger(__name__)
 #: build in the same process (a test run, a preview server) waiting for itself.
 _HELD: dict[Path, int] = {}
 
-#: The folder in the doctree folder whose lock a build holds and does not hand on (see the
-#: module's doc).
-BUILDING = "kb-building"
-
 
 def locked_folders(app: Sphinx) -> list[Path]:
     """What a build locks: its output and doctree folders, and the doctree folder's
@@ -82,9 +82,19 @@ def _building(app: Sphinx) -> Path:
     return Path(app.doctreedir) / BUILDING
 
 
-def lock_folders(folders: list[Path], say_so: bool = True) -> list[Path]:
+def lock_build_folders(app: Sphinx) -> list[Path]:
+    """Every lock a build takes (:func:`locked_folders`); while it waits for them, it says so
+    to the search indexer that may hold them for the build before
+    (:func:`kb.core.waiting.waiting_said`), which then leaves its work to this build."""
+    return lock_folders(locked_folders(app), waiting=(Path(app.doctreedir), Path(app.outdir)))
+
+
+def lock_folders(
+    folders: list[Path], say_so: bool = True, waiting: tuple[Path, Path] | None = None
+) -> list[Path]:
     """Hold an exclusive lock on each folder, waiting (and saying so, unless not ``say_so``)
-    while another process has it."""
+    while another process has it; ``waiting``: the doctree and output folders of a build that
+    says, while it waits, that it does (:func:`lock_build_folders`)."""
     held = []
     for folder in sorted({Path(f).resolve() for f in folders}):
         folder.mkdir(parents=True, exist_ok=True)
@@ -103,7 +113,8 @@ def lock_folders(folders: list[Path], say_so: bool = True) -> list[Path]:
                     folder,
                     color="yellow",
                 )
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            with waiting_said(*waiting) if waiting else contextlib.nullcontext():
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
             if say_so:
                 logger.info("kb: the other build has finished; going on")
     return held
@@ -145,7 +156,7 @@ def held_descriptors(app: Sphinx) -> list[int]:
 
 def _config_inited(app: Sphinx, config) -> None:
     if _load_first is None:
-        build_state(app).locks = lock_folders(locked_folders(app))
+        build_state(app).locks = lock_build_folders(app)
 
 
 # -- The standby's environment, loaded before the lock -------------------------------------------

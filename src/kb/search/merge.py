@@ -31,10 +31,12 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.fileio import write_atomically
+from ..core.waiting import stop_if
 from ..upstream.pagefind import layout_is_known
 from .bundle import link_into_place
 from .cbor import (
@@ -55,6 +57,9 @@ ENTRY = "pagefind-entry.json"
 #: Pagefind's chunk rule (``chunk_index(word_map, 20000)`` in its indexer).
 CHUNK_LOCATIONS = 20000
 _EMPTY_ARRAY = b"\x80"
+#: How many index chunks a merge encodes between two questions whether a build waits for it
+#: (a question is a file opened and locked: about 20 µs; 64 chunks at 10,000 posts, about 0.05 s).
+CHECK_EVERY = 64
 _SORT_VALUE = re.compile(r'data-pagefind-sort="([^":]+)">([^<]*)<')
 
 
@@ -172,7 +177,12 @@ def _sort_values(folder, language, sorts, records) -> dict[str, list[tuple[str, 
 # -- Merging ----------------------------------------------------------------------------------
 
 
-def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> set[str]:
+def merge(
+    shards: list[Shard],
+    bundle: Path,
+    written: dict | None = None,
+    superseded: Callable[[], bool] = lambda: False,
+) -> set[str]:
     """Write ``bundle`` from ``shards``: one Pagefind bundle of all their pages; the names of
     its files (as ``folder/name``).
 
@@ -181,7 +191,10 @@ def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> set
     finds every file it names. Removing the files no longer named
     (:func:`kb.search.bundle.prune`) leaves what a merge into an empty folder gives.
     ``written``: what the last merge wrote, kept by the caller between builds (see
-    :func:`kb.search.cbor.pack`); updated to what this merge leaves."""
+    :func:`kb.search.cbor.pack`); updated to what this merge leaves. ``superseded`` is asked
+    every :data:`CHECK_EVERY` index chunks and before the entry is written: where it says so,
+    the merge raises :class:`~kb.core.waiting.Superseded`, leaving the entry as it was (the
+    files it wrote beside the old ones are the next merge's to keep or remove)."""
     if not shards:
         raise Unexpected("nothing to merge")
     first = shards[0]
@@ -200,7 +213,9 @@ def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> set
     languages: dict[str, dict] = {}
     for code in sorted(first.languages):
         parts = [shard.languages[code] for shard in shards]
-        meta_hash, pages = _merge_language(code, parts, shards, bundle, keep, written, fragments)
+        meta_hash, pages = _merge_language(
+            code, parts, shards, bundle, keep, written, fragments, superseded
+        )
         languages[code] = {"hash": meta_hash, "wasm": parts[0].wasm, "page_count": pages}
     entry = {
         "version": first.version,
@@ -208,6 +223,7 @@ def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> set
         "include_characters": first.include_characters,
     }
     _copy_scripts(Path(first.folder), bundle, keep)
+    stop_if(superseded)
     entry_path = bundle / ENTRY
     text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
     try:
@@ -226,7 +242,7 @@ def merge(shards: list[Shard], bundle: Path, written: dict | None = None) -> set
 
 
 def _merge_language(
-    code, parts: list[Language], shards, bundle, keep, written, fragments
+    code, parts: list[Language], shards, bundle, keep, written, fragments, superseded
 ) -> tuple[str, int]:
     if any(part.wasm != parts[0].wasm for part in parts):
         raise Unexpected("shards with different WebAssembly")
@@ -242,7 +258,7 @@ def _merge_language(
         for part_names, part in zip(names, parts, strict=True)
         for name, (_, count) in zip(part_names, part.pages, strict=True)
     ]
-    chunks = _write_chunks(code, parts, offsets, bundle, keep, written)
+    chunks = _write_chunks(code, parts, offsets, bundle, keep, written, superseded)
     filters = _write_filters(code, parts, offsets, bundle, keep, written)
     sorts = _merge_sorts(parts, offsets)
     meta = encode([shards[0].version, pages, chunks, filters, sorts, fields])
@@ -279,7 +295,8 @@ def _fragments(parts, shards, bundle: Path, kept: set[str]) -> list[list[str]]:
     return names
 
 
-def _write_chunks(code, parts, offsets, bundle: Path, keep, written) -> list[list[str]]:
+def _write_chunks(code, parts, offsets, bundle: Path, keep, written, superseded) -> list[list[str]]:
+    stop_if(superseded)
     shards_of = _shards_of_words(parts, offsets)
     chunks, current, size = [], [], 0
     for word in sorted(shards_of):
@@ -291,16 +308,13 @@ def _write_chunks(code, parts, offsets, bundle: Path, keep, written) -> list[lis
     if current:
         chunks.append(current)
     meta = _chunk_ranges(chunks)
-    bodies = [
-        b"".join(
-            [
-                encode_head(4, 1),
-                encode_head(4, len(chunk)),
-                *(_word_entry(word, shards_of[word]) for word in chunk),
-            ]
-        )
-        for chunk in chunks
-    ]
+    bodies = []
+    for number, chunk in enumerate(chunks):
+        if number % CHECK_EVERY == 0:
+            stop_if(superseded)
+        entries = (_word_entry(word, shards_of[word]) for word in chunk)
+        bodies.append(b"".join([encode_head(4, 1), encode_head(4, len(chunk)), *entries]))
+    stop_if(superseded)
     names = pack_many(bundle / "index", code, ".pf_index", bodies, 7, keep, written)
     for entry, name in zip(meta, names, strict=True):
         entry.append(name)

@@ -12,16 +12,25 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ..config import KbConfig
 from ..core.fileio import crash_point, write_atomically
+from ..core.waiting import stop_if
 from ..upstream import pagefind as upstream_pagefind
 from . import bundle as bundle_files
 from .canonical import canonicalize
 from .cbor import Unexpected
 from .shards import FORMAT as SHARDS_FORMAT
-from .shards import SHARDS_DIR, ShardedRun, record_digests, shard_count, sources_fingerprint, stage
+from .shards import (
+    SHARDS_DIR,
+    ShardedRun,
+    record_digests,
+    shard_count,
+    sources_fingerprint,
+    stage,
+)
 
 
 def _error(message: str) -> Exception:
@@ -143,8 +152,12 @@ class IndexRun:
         keep_index_url: bool,
         shard_size: int = DEFAULT_SHARD_SIZE,
         reuse: bool = True,
+        superseded: Callable[[], bool] = lambda: False,
     ):
         self.bundle = outdir / BUNDLE_DIR
+        #: Asked at each step (:class:`~kb.core.waiting.Superseded`): whether a newer build
+        #: waits for the folders, and indexes its pages itself.
+        self.superseded = superseded
         self.state = workdir / STATE_FILE
         self.sources, self.workdir, self.keep_index_url = sources, workdir, keep_index_url
         self.process: subprocess.Popen[str] | None = None
@@ -167,7 +180,7 @@ class IndexRun:
             # What a single run left says nothing of the bundle the shards will write.
             self.state.unlink(missing_ok=True)
             self.sharded = ShardedRun(
-                self.bundle, sources, workdir, self._shard_command, self.settings, count
+                self.bundle, sources, workdir, self._shard_command, self.settings, count, superseded
             )
             self.reindexed = self.sharded.reindexing
             return
@@ -208,7 +221,11 @@ class IndexRun:
         )
 
     def wait(self) -> int:
-        """Wait for Pagefind; how many pages the bundle holds."""
+        """Wait for Pagefind; how many pages the bundle holds. Raises
+        :class:`~kb.core.waiting.Superseded` where a newer build waits for the folders
+        (:meth:`cancel` then stops what runs)."""
+        if self.process is not None:
+            stop_if(self.superseded)
         if self.sharded is not None:
             try:
                 self.sharded.wait(self._failed)

@@ -27,11 +27,13 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.fileio import crash_point, write_atomically
 from ..core.journal import SEARCH_FILES
+from ..core.waiting import Superseded, stop_if
 from . import bundle as bundle_files
 from .cbor import Unexpected
 from .merge import Shard, merge, read_shard
@@ -142,8 +144,19 @@ class ShardedRun:
     (:func:`kb.search.bundle.is_intact`). Each record (a shard's, the bundle's) is removed
     before what it vouches for is touched, and written after."""
 
-    def __init__(self, bundle: Path, sources, workdir: Path, command, settings: str, count: int):
+    def __init__(
+        self,
+        bundle: Path,
+        sources,
+        workdir: Path,
+        command,
+        settings: str,
+        count: int,
+        superseded: Callable[[], bool] = lambda: False,
+    ):
         self.bundle = bundle
+        self.superseded = superseded  # asked before each run starts, and before the merge
+        self.was_superseded = False
         self.root = workdir / SHARDS_DIR
         self.command = command
         digests = record_digests(sources, workdir)
@@ -209,6 +222,9 @@ class ShardedRun:
             while True:
                 with self._lock:
                     while not self._stopped and self.pending and len(self._running) < limit:
+                        if self.superseded():
+                            self.was_superseded = self._stopped = True
+                            break
                         self._running.append(self._launch(self.pending.pop(0)))
                     if not self._running:
                         return
@@ -249,6 +265,9 @@ class ShardedRun:
         self._finish(failed)
         if not self.reindexing:
             return
+        if self.was_superseded:
+            raise Superseded("a build waits for the folders")
+        stop_if(self.superseded)  # each shard that ran is recorded: the merge is the next one's
         bundle_files.invalidate(self.root / STATE)
         loaded: list[Shard] = []
         for shard in self.shards:
@@ -267,8 +286,12 @@ class ShardedRun:
             written = {}
         if not isinstance(written, dict):
             written = {}
-        self.published = merge(loaded, self.bundle, written)
-        write_atomically(self.root / WRITTEN, json.dumps(written, sort_keys=True))
+        try:
+            self.published = merge(loaded, self.bundle, written, self.superseded)
+        finally:
+            # Also where the merge stopped: what it wrote is on disk as recorded, and the next
+            # merge does not compress those files again to find them the same.
+            write_atomically(self.root / WRITTEN, json.dumps(written, sort_keys=True))
 
     def record(self) -> None:
         """After the old bundle's files are gone: the bundle is the one these shards make."""

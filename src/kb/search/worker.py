@@ -9,7 +9,9 @@ once, beside the rest of the build, and the search page is filled in only once t
 written that it succeeded. The end of the pipe with nothing on it (the build failed, or was
 killed) leaves the search page as it was, naming the bundle it named, whose files are still
 there: the new files wait beside them, unrecorded, and the next build's indexer redoes the
-work and removes them.
+work and removes them. So it is when a newer build waits for the folders before this indexer
+has merged the shards (the author saved again): it stops, and leaves the work to that build's
+indexer (:mod:`kb.core.waiting`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
+from kb.core.waiting import Superseded, build_waiting
 from kb.search.pagefind import BUNDLE_DIR, IndexRun, fill_search_page
 
 #: What the build writes to the pipe once it has succeeded; anything else (the end of the
@@ -49,11 +53,21 @@ def index_and_fill(
 ) -> int:
     """Index ``sources`` (each page's path in the site and its record), then, once the build
     has said on ``told`` that it succeeded (at once, without ``told``), put the new bundle
-    into the search page. The exit status: 1 when the build did not succeed."""
+    into the search page. The exit status: 1 when the build did not succeed, or when a newer
+    build said it waits for the folders before the merge (the search page then keeps naming
+    the bundle it named)."""
     # The build that started us handed over its locks on both folders (inherited
-    # descriptors): the next build waits until this bundle is in place and we exit.
-    run = IndexRun(outdir, sources, workdir, keep_index_url, shard_size)
-    run.wait()
+    # descriptors): the next build waits until this bundle is in place and we exit, unless
+    # it says that it waits before the merge (kb.core.waiting): its indexer then does the
+    # work again for the newer pages, and this one gives up.
+    superseded = partial(build_waiting, workdir, outdir)
+    run = IndexRun(outdir, sources, workdir, keep_index_url, shard_size, superseded=superseded)
+    try:
+        run.wait()
+    except Superseded:
+        run.cancel()
+        print("kb search: a newer build waits for the folders and indexes the pages itself")
+        return 1
     if told is not None and not build_succeeded(told):
         return 1
     fill_search_page(search_page, outdir / BUNDLE_DIR, prefix)
