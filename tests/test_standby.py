@@ -794,6 +794,27 @@ def test_any_sequence_of_changes_leaves_a_clean_builds_files(
     _assert_same_as_clean_build(site, scratch / "clean")
 
 
+@pytest.mark.slow
+def test_saves_that_come_before_the_search_leave_a_clean_builds_files(
+    built_by_the_worker, tmp_path_factory
+):
+    """The author saves again while the search indexer of the last save still works, and
+    before the standby is made: that indexer may stop before it merges (kb.core.waiting, as
+    the standby reads the word), and the one the last save leaves makes a clean build's
+    bundle and pages."""
+    scratch = tmp_path_factory.mktemp("soon")
+    site = built_by_the_worker.restore()
+    arguments = sphinx_arguments(site) + ["-q"]
+    changes = [("title", 13), ("body", 2), ("title", 26), ("add", 1), ("delete", 4), ("body", 7)]
+    with warm_worker(site) as worker:
+        assert worker.build(arguments) == 0
+        for step, (kind, number) in enumerate(changes):
+            _apply(site, kind, number, step)
+            assert worker.build(arguments) == 0
+    wait_for_background_index(site)
+    _assert_same_as_clean_build(site, scratch / "clean")
+
+
 # -- The next standby, made while the last build finishes ----------------------------------------
 
 

@@ -311,3 +311,24 @@ def test_a_collector_names_only_tables_the_state_declares():
 
         class Misspelt(DocumentTables):
             purged = ("postz",)
+
+
+def test_the_terms_pickle_each_pair_once_and_load_as_they_were():
+    """kb serve pickles the environment and loads it again on every save: a (word, count)
+    pair kept by many documents is written once and loaded as one object."""
+    state = EnvState()
+    for number in range(200):
+        # New objects for each document, as each reading makes them.
+        kernel, gpu = "".join(["ker", "nel"]), "".join(["g", "pu"])
+        state.related_terms[f"posts/p{number}"] = (tuple([kernel, 3]), tuple([gpu, number % 2 + 1]))
+    state.related_signs["posts/p0"] = "sign"
+    shared = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    assert shared.related_terms == state.related_terms
+    assert shared.related_signs == state.related_signs
+    firsts = {id(terms[0]) for terms in shared.related_terms.values()}
+    seconds = {id(terms[1]) for terms in shared.related_terms.values()}
+    assert len(firsts) == 1 and len(seconds) == 2
+    # Smaller than each pair pickled on its own (the state itself is left as it was).
+    apart = pickle.dumps(dict(state.__dict__), pickle.HIGHEST_PROTOCOL)
+    assert len(pickle.dumps(state, pickle.HIGHEST_PROTOCOL)) < len(apart)
+    assert state.related_terms["posts/p0"] is not shared.related_terms["posts/p0"]
