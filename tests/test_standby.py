@@ -67,11 +67,12 @@ def _build_with_worker(site: Path) -> None:
 class Prepared:
     """An application prepared as the worker's standby prepares it, in this process."""
 
-    def __init__(self, site: Path) -> None:
+    def __init__(self, site: Path, saved=lambda: None) -> None:
         self.site = site
         self.build = PreparedBuild(sphinx_arguments(site) + ["-q"])
         args = self.build.args
         sources = source_stamps(args.sourcedir, args.outputdir, args.doctreedir)
+        saved()  # a save that comes between the stamps and the configuration read
         self.build.prepare()
         self.app = self.build.app
         assert self.app is not None
@@ -164,6 +165,33 @@ def test_a_post_added_or_removed_keeps_it_with_the_posts_matched_again(prepared,
     before = set(matched_posts(prepared.app.config))
     assert prepared.still_current()
     assert set(matched_posts(prepared.app.config)) == (before | came) - went
+
+
+@pytest.mark.parametrize("change", ["deleted post", "renamed post", "added post"])
+def test_a_post_gone_or_come_before_the_posts_were_matched_keeps_it(built_by_the_worker, change):
+    """The author's save may come while the standby makes its application: after it stamped
+    the sources, before ablog matched the posts when the configuration was read. The
+    application then already matched the posts as they are (a post of the last build that
+    went is no post of it), and a new one would be the same."""
+    site = built_by_the_worker.restore()
+    post = site / "posts/post-14.md"
+
+    def save() -> None:
+        if change == "deleted post":
+            post.unlink()
+        elif change == "renamed post":
+            post.rename(site / "posts/post-14-renamed.md")
+        else:
+            (site / "posts/post-28.md").write_text(post.read_text(encoding="utf-8"))
+
+    made = Prepared(site, saved=save)
+    try:
+        matched = set(matched_posts(made.app.config))
+        assert ("posts/post-14" in matched) == (change == "added post")
+        assert made.still_current()
+        assert set(matched_posts(made.app.config)) == matched
+    finally:
+        made.close()
 
 
 @pytest.mark.parametrize(
