@@ -397,7 +397,8 @@ def test_the_word_to_build_is_seen_at_once_and_said_until_the_build_holds_its_fo
     the build before that a build waits (kb.core.waiting), so that it stops before it merges."""
     doctrees, outdir = tmp_path / "doctrees", tmp_path / "html"
     read, write = os.pipe()
-    word = buildworker._Word(read, doctrees, outdir)
+    go = os.fdopen(read, "rb", buffering=0)
+    word = buildworker._Word(go, doctrees, outdir)
     try:
         time.sleep(0.1)
         assert not word.arrived()
@@ -410,16 +411,21 @@ def test_the_word_to_build_is_seen_at_once_and_said_until_the_build_holds_its_fo
         word.done()
         assert not build_waiting(doctrees, outdir)
         assert not (doctrees / BUILDING / WAITING_NOTE).exists()
+        # A standby that stays for the next build reads the next word from the same pipe.
+        os.write(write, b"go\n")
+        word = buildworker._Word(go, doctrees, outdir)
+        assert word.wait() == b"go\n"
     finally:
         word.done()
         os.close(write)
+        go.close()
 
 
 def test_the_end_of_the_input_is_seen_and_says_nothing(tmp_path):
     # The worker discarded the standby (kb serve stopped, or the next build differs).
     doctrees, outdir = tmp_path / "doctrees", tmp_path / "html"
     read, write = os.pipe()
-    word = buildworker._Word(read, doctrees, outdir)
+    word = buildworker._Word(os.fdopen(read, "rb", buffering=0), doctrees, outdir)
     os.close(write)
     assert _arrives(word)
     assert word.wait() == b""
@@ -735,6 +741,98 @@ def test_a_standby_killed_leaves_what_the_next_build_repairs(
         assert not worker.last_prepared
     monkeypatch.delenv(CRASH_VARIABLE, raising=False)
     _build_with_worker(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+# -- The standby that stays -----------------------------------------------------------------------
+
+
+def _file_stamp(path: Path) -> tuple[int, int, int]:
+    info = path.stat()
+    return info.st_ino, info.st_mtime_ns, info.st_size
+
+
+#: Saves a standby that stays builds in turn: a post's text, a title every page's sidebar
+#: shows, a post added, a post deleted.
+STAYING_SAVES = [
+    ("posts/post-03.md", "First paragraph of post 03", "The first paragraph of post 03, edited"),
+    ("posts/post-27.md", "# Post 27", "# Post 27, retitled"),
+    ("posts/post-28.md", None, "---\nblogpost: true\ndate: 2024-12-30\n---\n\n# Post 28\n\nNew.\n"),
+    ("posts/post-14.md", None, None),
+]
+
+
+def _save(site: Path, name: str, old: str | None, new: str | None) -> None:
+    path = site / name
+    if old is not None:
+        _edit(path, old, new or "")
+    elif new is not None:
+        path.write_text(new, encoding="utf-8")
+    else:
+        path.unlink()
+
+
+@pytest.mark.slow
+def test_a_standby_that_stays_builds_each_save_with_the_environment_it_kept(
+    built_by_the_worker, tmp_path
+):
+    """After a build it made, the standby stays for the next save: the same process builds
+    each save with the environment its last build left in memory, neither loading it from
+    disk nor saving it (the file stays the one it loaded first), and the pages are a clean
+    build's."""
+    site = built_by_the_worker.restore()
+    arguments = sphinx_arguments(site) + ["-q"]
+    environment = build_folders(site)[1] / ENV_PICKLE_FILENAME
+    with warm_worker(site) as worker:
+        assert worker.build(arguments) == 0
+        standbys, saved = set(), set()
+        for save in STAYING_SAVES:
+            wait_for_background_index(site)
+            assert worker.wait_prepared()
+            standbys.update(_children(worker.process.pid))
+            saved.add(_file_stamp(environment))
+            _save(site, *save)
+            assert worker.build(arguments) == 0
+            assert worker.last_prepared, save
+    assert len(standbys) == 1
+    assert len(saved) == 1
+    wait_for_background_index(site)
+    _assert_same_as_clean_build(site, tmp_path / "clean")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("then", ["make html", "standby killed", "kb serve stopped"])
+def test_the_builds_after_a_standby_that_stayed_are_a_clean_builds(
+    built_by_the_worker, tmp_path, then
+):
+    """Once a standby has stayed, the environment on disk is older than the pages. A build
+    that loads it reads again what changed since, and leaves a clean build's files: ``make
+    html`` while kb serve runs, kb serve's fresh build after the standby was killed, kb serve
+    started again."""
+    site = built_by_the_worker.restore()
+    arguments = sphinx_arguments(site) + ["-q"]
+    with warm_worker(site) as worker:
+        assert worker.build(arguments) == 0
+        for save in STAYING_SAVES:
+            wait_for_background_index(site)
+            assert worker.wait_prepared()
+            _save(site, *save)
+            assert worker.build(arguments) == 0
+            assert worker.last_prepared, save
+        wait_for_background_index(site)
+        _edit(site / "posts/post-05.md", "# Post 05", "# Post 05, retitled")
+        if then == "make html":
+            _build_with_worker(site)  # a build of its own, which the standby sees
+            assert worker.build(arguments) == 0
+            assert not worker.last_prepared
+        elif then == "standby killed":
+            for child in _children(worker.process.pid):
+                os.kill(child, signal.SIGKILL)
+            assert worker.build(arguments) == 0
+            assert not worker.last_prepared
+    if then == "kb serve stopped":
+        _build_with_worker(site)
+    wait_for_background_index(site)
     _assert_same_as_clean_build(site, tmp_path / "clean")
 
 
@@ -1075,28 +1173,35 @@ def test_a_standby_made_when_no_build_holds_the_folders_loads_what_is_there(stan
 
 
 class _RecordedStandby:
-    """A standby that builds at once, recording when each standby was made."""
+    """A standby that builds at once, recording when each standby was made; it stays after
+    its build when ``stays_after_build``."""
 
     made: list[_RecordedStandby] = []
+    stays_after_build = False
 
     def __init__(self, arguments: list[str], keep_open: tuple[int, ...] = ()) -> None:
-        self.arguments, self.keep_open, self.result_fd = arguments, keep_open, 1000 + len(self.made)
+        self.arguments, self.keep_open = arguments, keep_open
+        self.result_fd, self.go_fd = 1000 + len(self.made), 2000 + len(self.made)
         self.made_before_build_returned = -1
+        self.stays = False
+        self.discarded = False
         self.made.append(self)
 
     def build(self, written):
         written()
         self.made_before_build_returned = len(self.made)
+        self.stays = self.stays_after_build
         return 0, ["json"], True
 
     def discard(self) -> None:
-        pass
+        self.discarded = True
 
 
 @pytest.mark.parametrize("prepare", [True, False])
-def test_the_worker_makes_the_next_standby_once_the_documents_pages_are_written(
+def test_a_standby_that_does_not_stay_has_the_next_made_once_the_documents_pages_are_written(
     monkeypatch, prepare
 ):
+    monkeypatch.setenv(buildworker.STAY_VARIABLE, "0")
     monkeypatch.setattr(buildworker, "Standby", _RecordedStandby)
     monkeypatch.setattr(_RecordedStandby, "made", [])
     replies = io.StringIO()
@@ -1104,17 +1209,40 @@ def test_the_worker_makes_the_next_standby_once_the_documents_pages_are_written(
     first = builds.standby = _RecordedStandby(["-b", "html"])
     assert builds.build(["-b", "html"], prepare) == ["json"]
     if prepare:
-        # Made in the build's written(), before its result: it holds no copy of the pipe the
-        # build's result comes through.
+        # Made in the build's written(), before its result: it holds no copy of the pipes the
+        # build's word and result come through.
         assert first.made_before_build_returned == 2
         assert builds.standby is _RecordedStandby.made[1]
-        assert builds.standby.keep_open == (7, 8, first.result_fd)
+        assert builds.standby.keep_open == (7, 8, first.result_fd, first.go_fd)
         builds.prepare(["-b", "html"])
         assert len(_RecordedStandby.made) == 2  # not made again after the result
     else:
         assert builds.standby is None and len(_RecordedStandby.made) == 1
     lines = [json.loads(line) for line in replies.getvalue().splitlines()]
     assert lines == [{"written": True}, {"status": 0, "prepared": True, "changed": True}]
+
+
+@pytest.mark.parametrize("prepare", [True, False])
+@pytest.mark.parametrize("stays", [True, False])
+def test_a_standby_that_stays_is_the_next_one(monkeypatch, prepare, stays):
+    """A standby whose build ended well stays (it says so) and makes the next application;
+    one that does not has ended, and the next one is made after the result."""
+    monkeypatch.setattr(buildworker, "Standby", _RecordedStandby)
+    monkeypatch.setattr(_RecordedStandby, "made", [])
+    monkeypatch.setattr(_RecordedStandby, "stays_after_build", stays)
+    builds = buildworker.Builds(io.StringIO(), keep_open=(7, 8))
+    first = builds.standby = _RecordedStandby(["-b", "html"])
+    assert builds.build(["-b", "html"], prepare) == ["json"]
+    assert first.made_before_build_returned == 1  # none made while it built
+    if prepare:
+        builds.prepare(["-b", "html"])
+    if prepare and stays:
+        assert builds.standby is first and not first.discarded
+        assert len(_RecordedStandby.made) == 1
+    elif prepare:
+        assert builds.standby is _RecordedStandby.made[1]
+    else:
+        assert builds.standby is None and first.discarded == stays
 
 
 @pytest.mark.parametrize("large", [True, False])

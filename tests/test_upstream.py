@@ -223,6 +223,9 @@ CHECKS = {
     "test_an_update_saving_the_environment_aside_builds_what_sphinx_builds": [
         "sphinx_build.build_update"
     ],
+    "test_an_environment_given_in_memory_builds_what_the_unpickled_one_builds": [
+        "sphinx_build.let_go"
+    ],
     "test_sphinx_lists_the_images_and_downloads_it_copies": ["sphinx.copied_files"],
     "test_what_is_out_of_date_is_sphinxs_answer": [
         "sphinx_read.outdated_files",
@@ -433,6 +436,71 @@ def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_pa
     assert dependencies[0] == dependencies[1]
     titles = [{doc: title.astext() for doc, title in env.titles.items()} for env in envs]
     assert titles[0] == titles[1]
+
+
+def test_an_environment_given_in_memory_builds_what_the_unpickled_one_builds(tmp_path):
+    """kb serve's standby that stays gives the environment of its last build to the next
+    build's application (``let_go``, then ``PreparedBuild(..., environment=...)``): Sphinx
+    still loads its environment where kb takes its place, and leaves it as kb leaves the
+    given one; the pages of the next build are those Sphinx writes from the unpickled
+    environment; nothing holds the last application once it is dropped; and an environment
+    Sphinx would refuse (of another source folder) gives way to a fresh one, as Sphinx's does."""
+    import gc
+    import logging
+    import weakref
+
+    from sphinx.application import Sphinx
+    from sphinx.cmd import build as cmd
+    from sphinx.environment import BuildEnvironment
+    from sphinx.util import logging as sphinx_logging
+
+    assert "self._load_existing_env(filename)" in inspect.getsource(Sphinx._init_env)
+    load = inspect.getsource(Sphinx._load_existing_env)
+    for step in ("pickle.load(f)", "env.setup(self)", "self._fresh_env_used = False"):
+        assert step in load
+    assert "self._create_fresh_env()" in load
+    getstate = inspect.getsource(BuildEnvironment.__getstate__)
+    assert "_app=None, domains=None, events=None" in getstate
+    setup = inspect.getsource(sphinx_logging.setup)
+    assert "logging.getLogger(NAMESPACE)" in setup and "logger.removeHandler(handler)" in setup
+
+    sites = [copy_root("listings", tmp_path / name) for name in ("sphinx", "given")]
+    arguments = [["-b", "html", "-q", str(site), str(site / "_build/html")] for site in sites]
+    assert cmd.build_main(arguments[0]) == 0
+    first = upstream_sphinx_build.PreparedBuild(arguments[1])
+    first.prepare()
+    assert first.run(save_environment_aside=True, keep_environment=True) == 0
+    app = first.app
+    environment = upstream_sphinx_build.let_go(app)
+    assert logging.getLogger(sphinx_logging.NAMESPACE).handlers == []
+    gone = weakref.ref(app)
+    first.app = app = None
+    gc.collect()
+    assert gone() is None, "the application is still held"
+    for site in sites:
+        with (site / "posts/post-05.md").open("a", encoding="utf-8") as post:
+            post.write("\nA paragraph added by the edit.\n")
+    assert cmd.build_main(arguments[0]) == 0
+    given = upstream_sphinx_build.PreparedBuild(arguments[1], environment=environment)
+    given.prepare()
+    assert given.app is not None and given.app.env is environment
+    assert not given.app._fresh_env_used
+    assert given.run(save_environment_aside=True, keep_environment=True) == 0
+    outdirs = [site / "_build/html" for site in sites]
+    pages = [
+        {p.relative_to(o).as_posix(): p.read_bytes() for p in o.rglob("*.html")} for o in outdirs
+    ]
+    assert pages[0] == pages[1]
+    assert b"A paragraph added by the edit." in pages[1]["posts/post-05.html"]
+
+    other = copy_root("listings", tmp_path / "other")
+    refused = upstream_sphinx_build.PreparedBuild(
+        ["-b", "html", "-q", str(other), str(other / "_build/html")],
+        environment=upstream_sphinx_build.let_go(given.app),
+    )
+    refused.prepare()
+    assert refused.app is not None and refused.app._fresh_env_used
+    refused.close()
 
 
 @pytest.mark.parametrize("links", [0, 1, 2])

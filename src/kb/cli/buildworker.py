@@ -55,6 +55,8 @@ from typing import TYPE_CHECKING, NoReturn
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from sphinx.environment import BuildEnvironment
+
     from .reloads import Shown
 
 
@@ -233,78 +235,165 @@ class Standby:
     the environment: :class:`~kb.upstream.sphinx_build.PreparedBuild`) and waits. Told to build, it
     builds with that application if a new one would be the same
     (:func:`kb.incremental.standby.still_current`), and otherwise says so and exits: the worker
-    then builds in a fresh child, as it does with no standby."""
+    then builds in a fresh child, as it does with no standby.
+
+    A standby whose build ended well :attr:`stays`: it keeps that build's environment in
+    memory and makes the next build's application with it (:func:`_stand_by`), so that no
+    build after it loads the environment from disk, and the worker forks no new one."""
 
     def __init__(self, arguments: list[str], keep_open: tuple[int, ...] = ()) -> None:
         self.arguments = arguments
-        go_read, self._go = os.pipe()
+        go_read, self.go_fd = os.pipe()
         self.result_fd, result_write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:
-            os.close(self._go)
+            os.close(self.go_fd)
             os.close(self.result_fd)
             for descriptor in keep_open:
                 os.close(descriptor)  # the protocol is the worker's, not the build's
             _stand_by(arguments, go_read, result_write)  # never returns
         os.close(go_read)
         os.close(result_write)
+        self._results = os.fdopen(self.result_fd, "r", encoding="utf-8")
         self._ready = False
+        #: Whether the child is still there for the next build (it stayed after its last).
+        self.stays = False
 
     def wait_ready(self) -> None:
         """Return once the child has made its application (or has exited)."""
-        line = b""
-        while not self._ready and not line.endswith(b"\n"):
-            byte = os.read(self.result_fd, 1)
-            if not byte:
-                break
-            line += byte
-        self._ready = True
+        if not self._ready:
+            self._results.readline()
+            self._ready = True
 
     def build(self, written: Callable[[], None]) -> tuple[int, list[str], bool] | None:
         """The build's exit status, the modules it had imported and whether the output changed
         after it called ``written`` (once the documents' pages were on disk; True if it did
         not call it), or None if the prepared application is not the one a new build would
-        make."""
+        make. Afterwards :attr:`stays` says whether the child makes the next build's
+        application too; if not, it has exited."""
         with contextlib.suppress(OSError):  # a child that died reads as one that said no
-            os.write(self._go, b"go\n")
-        os.close(self._go)
+            os.write(self.go_fd, b"go\n")
         self.wait_ready()
         changed = True
-        with os.fdopen(self.result_fd, "r", encoding="utf-8") as result:
-            line = result.readline()
-            if line == WRITTEN.decode():
-                written()
-                line = result.readline()
-                if line == SETTLED.decode():
-                    changed = False
-                    line = result.readline()
-            verdict, modules = line.rstrip("\n"), result.read()
-        _, wait_status = os.waitpid(self.pid, 0)
-        if verdict != "built":
+        line = self._results.readline()
+        if line == WRITTEN.decode():
+            written()
+            line = self._results.readline()
+            if line == SETTLED.decode():
+                changed = False
+                line = self._results.readline()
+        report = _read_report(line)
+        self._ready = False
+        self.stays = report["stays"]
+        status = report["status"] if self.stays else self._end()
+        if report["verdict"] != "built":
             return None
-        return os.waitstatus_to_exitcode(wait_status), modules.splitlines(), changed
+        return status, report["imported"], changed
+
+    def _end(self) -> int:
+        """Close this side of the pipes and wait for the child; its exit status."""
+        os.close(self.go_fd)  # end of input: a child still waiting exits without building
+        self._results.close()
+        _, wait_status = os.waitpid(self.pid, 0)
+        self.stays = False
+        return os.waitstatus_to_exitcode(wait_status)
 
     def discard(self) -> None:
-        os.close(self._go)  # end of input: the child exits without building
-        os.close(self.result_fd)
-        os.waitpid(self.pid, 0)
+        self._end()
+
+
+#: The environment variable that, set to ``0``, makes every standby end after its build, as
+#: before standbys stayed: for a benchmark comparing the two.
+STAY_VARIABLE = "KB_SERVE_STANDBY_STAYS"
+
+
+def _stays() -> bool:
+    return os.environ.get(STAY_VARIABLE, "1") != "0"
+
+
+def _read_report(line: str) -> dict:
+    """What a standby says once its build is over (:func:`_report`); a child that died
+    before saying it, as one that did not build."""
+    try:
+        report = json.loads(line)
+    except ValueError:
+        report = None
+    if not isinstance(report, dict):
+        return {"verdict": "stale", "status": 2, "imported": [], "stays": False}
+    return report
+
+
+def _report(result_fd: int, verdict: str, status: int, stays: bool) -> None:
+    """Say how the build went, on one line: whether the standby built it (``verdict``), its
+    status, the modules it had imported, the lexers it compiled and the posts' days it read
+    (:func:`_imported`), and whether it stays for the next build."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    report = {"verdict": verdict, "status": status, "imported": _imported(), "stays": stays}
+    with (
+        contextlib.suppress(BrokenPipeError),  # discarded: the worker reads no more
+        open(result_fd, "w", encoding="utf-8", closefd=False) as result,
+    ):
+        result.write(json.dumps(report) + "\n")
 
 
 def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
-    """The standby child: prepare, wait for the word, build if still current, exit."""
+    """The standby child: prepare, wait for the word, build if still current; then, where
+    that build ended well, make the next application with its environment and wait again
+    (:func:`_stand_by_once`); otherwise, or at the end of the input, exit."""
+    from ..incremental.collector import between_builds
+
+    status = 2
+    go = os.fdopen(go_fd, "rb", buffering=0)
+    given = None
+    try:
+        stays = True
+        while stays:
+            status, verdict, application, given = _stand_by_once(arguments, go, result_fd, given)
+            # The last build's application goes; if it cannot (held where kb does not know),
+            # the next build is a fresh child's, as a build's application must not pile up.
+            stays = given is not None and between_builds(application)
+            _report(result_fd, verdict, status, stays)
+    except KeyboardInterrupt:  # Ctrl-C in kb serve's terminal: the server stops too
+        status = 130
+    except BaseException:  # noqa: BLE001  (a crash must not run the worker's own loop)
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(status)
+
+
+def _nothing() -> None:
+    return None
+
+
+def _stand_by_once(
+    arguments: list[str], go, result_fd: int, given: BuildEnvironment | None
+) -> tuple[int, str, Callable[[], object], BuildEnvironment | None]:
+    """One standby: prepare (with ``given``, the environment of the build before, where this
+    process made it), wait for the word, build if still current. Its exit status, whether it
+    built (``"built"``) or did not (``"stale"``), a weak reference to its application, and
+    the environment to give the next one: None unless it built and the build ended well."""
+    import weakref
+
     from ..core.output import loaded_what_is_saved, lock_build_folders, release
     from ..core.state import build_state
     from ..incremental.standby import Inputs, source_stamps, state_stamps, still_current
-    from ..upstream.sphinx_build import PreparedBuild
+    from ..upstream.sphinx_build import PreparedBuild, let_go
 
     status, verdict = 2, "stale"
     made_from = None
     tell = _TellWritten(result_fd)
     word: _Word | None = None
+    application: Callable[[], object] = _nothing
+    kept = None
     try:
-        prepared = PreparedBuild(arguments)
+        prepared = PreparedBuild(arguments, environment=given)
+        given = None  # the application has it now
         args = prepared.args
-        word = _Word(go_fd, Path(args.doctreedir), Path(args.outputdir))
+        word = _Word(go, Path(args.doctreedir), Path(args.outputdir))
         early = _WhileTheLastBuildFinishes(told=word.arrived)
         _follow_the_last_build(Path(args.outputdir), Path(args.doctreedir), early)
         # Before the application is made: a file changed while it is made counts as changed.
@@ -312,6 +401,7 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
         prepared.prepare()
         app = prepared.app
         if app is not None:
+            application = weakref.ref(app)
             if loaded_what_is_saved():
                 made_from = Inputs(sources, state_stamps(app))
             # While it waits, another build (make html) may take the folders; if one does,
@@ -332,23 +422,28 @@ def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
             word.done()  # before the build forks anything: the thread has ended
             if still_current(app, made_from):
                 verdict = "built"
+                stays = _stays()
                 status = prepared.run(
                     save_environment_aside=True,
                     pages_written=tell.written,
                     questions=build_state(app).questions_ahead,
+                    keep_environment=stays,
                 )
                 if tell.shown is not None and not tell.shown.changed():
                     os.write(result_fd, SETTLED)
+                if status == 0 and stays:
+                    kept = let_go(app)
     except SystemExit as stop:
-        status = stop.code if isinstance(stop.code, int) else 2
+        status, kept = (stop.code if isinstance(stop.code, int) else 2), None
     except KeyboardInterrupt:  # Ctrl-C in kb serve's terminal: the server stops too
-        status = 130
+        status, kept = 130, None
     except BaseException:  # noqa: BLE001  (a crash must not run the worker's own loop)
         traceback.print_exc()
+        kept = None
     finally:
         if word is not None:
             word.done()
-        _exit_child(status, result_fd, verdict)
+    return status, verdict, application, kept
 
 
 class _Word:
@@ -364,24 +459,23 @@ class _Word:
     environment, one call of about 0.5 s at 10,000 posts, is said once that call returns.)
     The end of the input (the standby discarded) says nothing."""
 
-    def __init__(self, go_fd: int, doctreedir: Path, outdir: Path) -> None:
+    def __init__(self, go, doctreedir: Path, outdir: Path) -> None:
         import threading
 
         self.told = b""
         self._arrived = threading.Event()
         self._built = threading.Event()
         self._thread = threading.Thread(
-            target=self._listen, args=(go_fd, doctreedir, outdir), name="kb-word", daemon=True
+            target=self._listen, args=(go, doctreedir, outdir), name="kb-word", daemon=True
         )
         self._thread.start()
 
-    def _listen(self, go_fd: int, doctreedir: Path, outdir: Path) -> None:
+    def _listen(self, go, doctreedir: Path, outdir: Path) -> None:
         from ..core.waiting import waiting_said
 
         try:
-            with os.fdopen(go_fd, "rb") as go:
-                told = go.readline()
-        except OSError:
+            told = go.readline()  # one word per build: the standby may stay for the next
+        except (OSError, ValueError):  # closed
             told = b""
         if told:
             try:
@@ -590,21 +684,27 @@ class _TellWritten:
         self.shown = Shown(app.outdir, search_page(app))
 
 
-def _exit_child(status: int, result_fd: int, verdict: str | None = None) -> NoReturn:
-    """End a forked child: flush its output, send ``verdict`` (if any) and then the modules
-    it imported, the lexers it compiled and the posts' days it read, one per line, and exit
-    without running the worker's cleanup."""
+def _imported() -> list[str]:
+    """What a child tells the worker it has learnt, one name per line (the worker imports
+    and compiles them too, :func:`import_what_builds_import`): the modules it imported, the
+    lexers it compiled, and the posts' days it read."""
     from ..core.drafts import days_read
     from ..upstream.pygments import compiled_lexers
 
+    lines = sorted(sys.modules)
+    lines += [LEXER + name for name in compiled_lexers()]
+    lines.append(DRAFT_DAYS + days_read())
+    return lines
+
+
+def _exit_child(status: int, result_fd: int) -> NoReturn:
+    """End a forked build: flush its output, send what it learnt (:func:`_imported`), and
+    exit without running the worker's cleanup."""
     with contextlib.suppress(Exception):
         sys.stdout.flush()
         sys.stderr.flush()
-        lines = ([] if verdict is None else [verdict]) + sorted(sys.modules)
-        lines += [LEXER + name for name in compiled_lexers()]
-        lines.append(DRAFT_DAYS + days_read())
         with os.fdopen(result_fd, "w", encoding="utf-8") as result:
-            result.write("\n".join(lines))
+            result.write("\n".join(_imported()))
     os._exit(status)
 
 
@@ -627,9 +727,11 @@ class Builds:
 
     def build(self, arguments: list[str], prepare: bool) -> list[str]:
         """Build with the standby if it was made for ``arguments``, else in a fresh child;
-        reply, and return the modules the build imported. With ``prepare``, the next standby
-        is made as soon as the standby's build has written the documents' pages; on a large
-        site it loads the environment the build saves while the build writes the rest
+        reply, and return the modules the build imported. With ``prepare``, the standby
+        stays for the next build where its build ended well (:attr:`Standby.stays`);
+        where standbys do not stay (:data:`STAY_VARIABLE`), the next one is made as soon as
+        the standby's build has written the documents' pages, and on a large site loads the
+        environment the build saves while the build writes the rest
         (:func:`_follow_the_last_build`)."""
         standby, self.standby = self.standby, None
         built = None
@@ -637,10 +739,15 @@ class Builds:
 
             def written() -> None:
                 self.reply({"written": True})
-                if prepare:  # the standby's result pipe is the worker's own
-                    self.standby = Standby(arguments, (*self.keep_open, standby.result_fd))
+                if prepare and not _stays():  # the standby's pipes are the worker's own
+                    keep_open = (*self.keep_open, standby.result_fd, standby.go_fd)
+                    self.standby = Standby(arguments, keep_open)
 
             built = standby.build(written)
+            if standby.stays and prepare:
+                self.standby = standby
+            elif standby.stays:
+                standby.discard()
         elif standby is not None:
             standby.discard()
         prepared = built is not None

@@ -55,7 +55,7 @@ to the collector as any program does.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 
@@ -72,6 +72,7 @@ class _Process(Enum):
     NO_BUILD_YET = "no build yet"  # the next build freezes what it keeps
     LEFT_FROZEN = "left frozen"  # a build froze its objects: the next one gives them back
     BUILDS_AGAIN = "builds again"  # the process builds repeatedly: nothing is frozen any more
+    KEEPS = "keeps its environment"  # kb serve's standby: frozen between its builds only
 
 
 _process = _Process.NO_BUILD_YET
@@ -134,7 +135,8 @@ def pause_for_work_ahead(app: Sphinx) -> bool:
     """Pause the collector for ``kb serve``'s standby's work ahead
     (:func:`paused_while_working_ahead`); whether it was running, to be resumed once that work
     is done."""
-    paused = build_state(app).collector_freezes and gc.isenabled()
+    freezes = build_state(app).collector_freezes or _process is _Process.KEEPS
+    paused = freezes and gc.isenabled()
     if paused:
         gc.disable()
     return paused
@@ -172,6 +174,29 @@ def freeze_while_waiting(app: Sphinx, collect: bool = True) -> None:
         if collect:
             gc.collect()
         gc.freeze()
+
+
+def between_builds(application: Callable[[], object | None]) -> bool:
+    """``kb serve``'s standby goes on to the next build with the environment of the one it
+    made (:mod:`kb.cli.buildworker`): once that build's application is dropped, collect it
+    and freeze what is left (the environment, the modules), so that the next builds' full
+    collections walk only what they make; whether the application is gone (``application``:
+    a weak reference to it). From then on, the process freezes nothing else: what a build
+    makes is its own garbage once the next build begins, and a frozen object that becomes
+    garbage stays until the process ends. The first time, what the first build froze (its
+    application, the catalog, all it made ahead) is given back first, at the cost of one
+    collection that walks the whole heap. Where the application is still held (by a
+    reference this module does not know of), nothing is frozen: the caller ends the process
+    rather than keep a build's application a build longer each time."""
+    global _process
+    if _process is _Process.LEFT_FROZEN:
+        gc.unfreeze()
+    _process = _Process.KEEPS
+    gc.collect()
+    gone = application() is None
+    if gone:
+        gc.freeze()
+    return gone
 
 
 def _build_finished(app: Sphinx, exception) -> None:

@@ -65,7 +65,7 @@ class PreparedBuild:
     the plain way (``build_main``), which reports that failure in Sphinx's own words.
     """
 
-    def __init__(self, arguments: list[str]) -> None:
+    def __init__(self, arguments: list[str], environment: BuildEnvironment | None = None) -> None:
         from sphinx.cmd import build as cmd
 
         parser = cmd.get_parser()
@@ -85,6 +85,7 @@ class PreparedBuild:
             _HeldStream(s) if s is not None else None for s in (args.status, args.warning)
         ]
         self._contexts = contextlib.ExitStack()
+        self._environment = environment
         self.app: Sphinx | None = None
 
     def prepare(self) -> None:
@@ -96,8 +97,10 @@ class PreparedBuild:
         self._contexts.enter_context(patch_docutils(args.confdir or args.sourcedir))
         self._contexts.enter_context(docutils_namespace())
         status, warning = (cast("IO[str] | None", stream) for stream in self._held)
+        application = Sphinx if self._environment is None else _given(self._environment)
+        self._environment = None  # the application holds it now, or it was not made
         try:
-            self.app = Sphinx(
+            self.app = application(
                 srcdir=args.sourcedir,
                 confdir=args.confdir,
                 outdir=args.outputdir,
@@ -123,13 +126,15 @@ class PreparedBuild:
         save_environment_aside: bool = False,
         pages_written: PagesWritten | None = None,
         questions: Questions | None = None,
+        keep_environment: bool = False,
     ) -> int:
         """Release the held log and build; the exit status ``sphinx-build`` would give. With
         ``save_environment_aside`` (an incremental build of the whole site, as ``kb serve``
         runs it), a forked copy of the process saves the environment while the pages are
         written (:mod:`kb.upstream.sphinx_build`), and ``pages_written`` is called once the
         documents' pages are, and ``questions`` (answered ahead) are asked which documents
-        changed (see :func:`build_update`)."""
+        changed (see :func:`build_update`); with ``keep_environment`` too, the environment is
+        not saved at all (see :func:`build_update`)."""
         import sphinx._cli.util.errors
 
         from .sphinx_build import build_update
@@ -143,7 +148,7 @@ class PreparedBuild:
         try:
             with self._contexts:
                 if aside:
-                    build_update(app, pages_written, questions)
+                    build_update(app, pages_written, questions, save=not keep_environment)
                 else:
                     app.build(args.force_all, args.filenames)
                 return app.statuscode
@@ -166,6 +171,64 @@ class PreparedBuild:
         if self._warnfp is not None:
             self._warnfp.close()
             self._warnfp = None
+
+
+def _given(environment: BuildEnvironment) -> type[Sphinx]:
+    """Sphinx's application, but for its environment: where Sphinx unpickles the one the last
+    build saved, it takes ``environment``, the last build's own, kept in memory by the process
+    that ran it (:mod:`kb.cli.buildworker`), as unpickling would have left it."""
+    from sphinx.application import Sphinx
+
+    class GivenEnvironment(Sphinx):
+        def _init_env(self, freshenv: bool) -> BuildEnvironment:
+            if freshenv:
+                return super()._init_env(freshenv)
+            return _take_over(self, environment)
+
+    return GivenEnvironment
+
+
+def _take_over(app: Sphinx, environment: BuildEnvironment) -> BuildEnvironment:
+    """What ``Sphinx._load_existing_env`` does with the environment it unpickled, with one
+    :func:`let_go` left as pickling leaves it; if Sphinx's ``setup`` refuses it, a fresh
+    environment, as Sphinx makes when the file cannot be loaded."""
+    from sphinx.locale import __
+    from sphinx.util import logging
+
+    try:
+        environment.setup(app)
+    except Exception as err:  # noqa: BLE001  (as Sphinx: a fresh environment instead)
+        logging.getLogger(__name__).info(__("failed: %s"), err)
+        return app._create_fresh_env()
+    app._fresh_env_used = False
+    return environment
+
+
+def let_go(app: Sphinx) -> BuildEnvironment:
+    """The environment of ``app``, whose build has ended, left as pickling it would leave it
+    (``BuildEnvironment.__getstate__``: no application, domains, events or doctree caches; the
+    configuration as ``Config`` pickles itself, without the values it cannot pickle, which
+    Sphinx compares with the next build's), and Sphinx's log no longer writing to ``app``'s
+    streams, nor ablog's posts (:func:`~kb.upstream.ablog.reset_blog_state`: its ``Blog``
+    holds the application in a dict it shares at class level, until the next build's
+    ``config-inited``): once the caller drops ``app``, nothing holds it, and the environment
+    can be given to the next build's application (:class:`PreparedBuild`)."""
+    import logging
+
+    from sphinx.util.logging import NAMESPACE
+
+    from .ablog import reset_blog_state
+
+    environment = app.env
+    state = environment.__getstate__()
+    state["config"] = pickle.loads(pickle.dumps(state["config"], pickle.HIGHEST_PROTOCOL))
+    environment.__dict__.clear()
+    environment.__dict__.update(state)
+    sphinx_log = logging.getLogger(NAMESPACE)
+    for handler in list(sphinx_log.handlers):  # the next application's setup does so too
+        sphinx_log.removeHandler(handler)
+    reset_blog_state()
+    return environment
 
 
 class _HeldStream:
@@ -259,6 +322,7 @@ def build_update(
     app: Sphinx,
     pages_written: PagesWritten | None = None,
     questions: Questions | None = None,
+    save: bool = True,
 ) -> None:
     """``app.build()`` (no ``-a``, no file names: what ``kb serve`` rebuilds), the environment
     saved by a forked copy while the pages are written. ``pages_written(app)`` is called when
@@ -266,7 +330,14 @@ def build_update(
     images and the rest of the builder's ``finish``: kb serve shows the edited page then
     (:mod:`kb.incremental.shown`). ``questions``, where given, say which documents there are
     and which changed (:class:`~kb.upstream.sphinx_read.AnsweredAhead`); by default they are
-    asked of the files now, as Sphinx asks them."""
+    asked of the files now, as Sphinx asks them.
+
+    Without ``save``, the environment is not saved: the process that runs the build keeps it
+    in memory for the next one (``kb serve``'s standby, :mod:`kb.cli.buildworker`), and the
+    saved environment stays the one some build before saved. A build that loads that file
+    reads again each document changed since, as after any build that did not save it
+    (one stopped before its copy saved it); the pages on disk are vouched for by kb's record
+    of this build (:mod:`kb.core.journal`), whatever the environment they were made from."""
     from sphinx.application import ENV_PICKLE_FILENAME
     from sphinx.locale import __
     from sphinx.util.build_phase import BuildPhase
@@ -280,11 +351,11 @@ def build_update(
         builder.compile_update_catalogs()
         outdated = questions.outdated_pages(builder)
         if isinstance(outdated, str):
-            _build(app, ["__all__"], outdated, pages_written, questions)
+            _build(app, ["__all__"], outdated, pages_written, questions, save)
         else:
             to_build = set(outdated)
             summary = __("targets for %d source files that are out of date") % len(to_build)
-            _build(app, to_build, summary, pages_written, questions)
+            _build(app, to_build, summary, pages_written, questions, save)
         app.events.emit("build-finished", None)
     except Exception as err:
         # As Sphinx: delete the saved environment to force a fresh build next time.
@@ -301,8 +372,10 @@ def _build(
     summary: str,
     pages_written: PagesWritten | None,
     questions: Questions,
+    save: bool,
 ) -> None:
-    """``Builder.build(docnames, summary, method="update")``, saving the environment aside."""
+    """``Builder.build(docnames, summary, method="update")``, saving the environment aside
+    (unless ``save`` is False)."""
     from sphinx._cli.util.colour import bold
     from sphinx.application import ENV_PICKLE_FILENAME
     from sphinx.locale import __
@@ -329,7 +402,7 @@ def _build(
         logger.info(__("none found"))
 
     saver = None
-    if updated_docnames:
+    if updated_docnames and save:
         saver = EnvironmentSaver(env, Path(builder.doctreedir) / ENV_PICKLE_FILENAME)
     try:
         if updated_docnames:
