@@ -772,30 +772,61 @@ def _save(site: Path, name: str, old: str | None, new: str | None) -> None:
         path.unlink()
 
 
+def _doctree_stamps(site: Path) -> dict[str, tuple[int, int, int]]:
+    """The documents' doctrees; not into kb's own folders (the search indexer's staging
+    folders come and go there while it runs)."""
+    doctrees = build_folders(site)[1]
+    stamps = {}
+    for folder, subfolders, files in os.walk(doctrees):
+        subfolders[:] = [name for name in subfolders if not name.startswith("kb-")]
+        for name in files:
+            if name.endswith(".doctree"):
+                path = Path(folder, name)
+                stamps[path.relative_to(doctrees).as_posix()] = _file_stamp(path)
+    return stamps
+
+
 @pytest.mark.slow
 def test_a_standby_that_stays_builds_each_save_with_the_environment_it_kept(
     built_by_the_worker, tmp_path
 ):
-    """After a build it made, the standby stays for the next save: the same process builds
-    each save with the environment its last build left in memory, neither loading it from
-    disk nor saving it (the file stays the one it loaded first), and the pages are a clean
-    build's."""
+    """After a build it made, a standby goes on to the next save with the environment of
+    that build, in memory: a copy its build forked where Sphinx would pickle it (or, where the
+    build read nothing, the same process). No build after the first standby's loads the
+    environment from disk, nor saves it: the file stays the one the first build left, and
+    each save reads only the post saved (a build that loaded that file would read again every
+    post saved since); the pages are a clean build's."""
     site = built_by_the_worker.restore()
     arguments = sphinx_arguments(site) + ["-q"]
     environment = build_folders(site)[1] / ENV_PICKLE_FILENAME
     with warm_worker(site) as worker:
         assert worker.build(arguments) == 0
-        standbys, saved = set(), set()
-        for save in STAYING_SAVES:
+        assert worker.wait_prepared()
+        first, saved = worker.standby_pid, _file_stamp(environment)
+        standbys = []
+        for save in [*STAYING_SAVES, None]:
             wait_for_background_index(site)
             assert worker.wait_prepared()
-            standbys.update(_children(worker.process.pid))
-            saved.add(_file_stamp(environment))
-            _save(site, *save)
+            standbys.append(worker.standby_pid)
+            before = _doctree_stamps(site)
+            if save is not None:  # else nothing saved: the build reads nothing
+                _save(site, *save)
             assert worker.build(arguments) == 0
             assert worker.last_prepared, save
-    assert len(standbys) == 1
-    assert len(saved) == 1
+            after = _doctree_stamps(site)
+            read = {name for name in after if after[name] != before.get(name)}
+            if save is None:
+                assert read == set()
+            elif save[2] is None:  # a post deleted: the documents that show it, at most
+                assert len(read) < len(before) // 2
+            else:
+                assert read == {save[0].replace(".md", ".doctree")}
+            assert _file_stamp(environment) == saved
+        assert worker.wait_prepared()
+        standbys.append(worker.standby_pid)
+    assert standbys[0] == first
+    assert standbys[1] != standbys[0]  # forked by the build that read post 03
+    assert standbys[-1] == standbys[-2]  # the build that read nothing went on itself
     wait_for_background_index(site)
     _assert_same_as_clean_build(site, tmp_path / "clean")
 
@@ -826,8 +857,8 @@ def test_the_builds_after_a_standby_that_stayed_are_a_clean_builds(
             assert worker.build(arguments) == 0
             assert not worker.last_prepared
         elif then == "standby killed":
-            for child in _children(worker.process.pid):
-                os.kill(child, signal.SIGKILL)
+            assert worker.wait_prepared()
+            os.kill(worker.standby_pid, signal.SIGKILL)
             assert worker.build(arguments) == 0
             assert not worker.last_prepared
     if then == "kb serve stopped":
@@ -849,7 +880,7 @@ def _children(pid: int) -> list[int]:
 
 #: One change an author makes: (kind, a number that picks the post or the value).
 CHANGES = st.tuples(
-    st.sampled_from(["title", "body", "add", "draft", "delete", "rename", "page size"]),
+    st.sampled_from(["title", "body", "add", "draft", "delete", "rename", "page size", "nothing"]),
     st.integers(0, 40),
 )
 
@@ -857,7 +888,8 @@ CHANGES = st.tuples(
 def _apply(site: Path, kind: str, number: int, step: int) -> bool:
     """Make the change; whether the prepared application may build it: the text of a
     document (which a draft is not: it is left out unread), or a post added, deleted or
-    renamed (but a draft: the drafts change)."""
+    renamed (but a draft: the drafts change); or nothing at all (a build that writes no
+    document's page)."""
     posts = sorted((site / "posts").glob("*.md"))
     post = posts[number % len(posts)]
     text = post.read_text(encoding="utf-8")
@@ -885,6 +917,8 @@ def _apply(site: Path, kind: str, number: int, step: int) -> bool:
         _edit(conf, line, f"kb_page_size = {number % 9 + 3}")
     if kind == "add":
         return number % 5 != 0
+    if kind == "nothing":
+        return True
     return kind in ("title", "body", "delete", "rename") and "date: 2999" not in text
 
 
@@ -902,6 +936,8 @@ def _apply(site: Path, kind: str, number: int, step: int) -> bool:
 @example(changes=[("title", 13), ("title", 26), ("delete", 4), ("body", 2), ("add", 1)])
 # A draft's text edited (no document: built afresh), a draft added, a rename, a setting.
 @example(changes=[("draft", 3), ("title", 3), ("add", 5), ("rename", 7), ("page size", 2)])
+# Nothing saved after an edit: genindex, made after the early reload, as a clean build makes it.
+@example(changes=[("body", 2), ("nothing", 0)])
 def test_any_sequence_of_changes_leaves_a_clean_builds_files(
     built_by_the_worker, tmp_path_factory, changes
 ):

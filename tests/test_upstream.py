@@ -440,16 +440,17 @@ def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_pa
 
 def test_an_environment_given_in_memory_builds_what_the_unpickled_one_builds(tmp_path):
     """kb serve's standby that stays gives the environment of its last build to the next
-    build's application (``let_go``, then ``PreparedBuild(..., environment=...)``): Sphinx
-    still loads its environment where kb takes its place, and leaves it as kb leaves the
-    given one; the pages of the next build are those Sphinx writes from the unpickled
-    environment; nothing holds the last application once it is dropped; and an environment
-    Sphinx would refuse (of another source folder) gives way to a fresh one, as Sphinx's does."""
+    build's application: the build gives it to ``environment_aside`` where Sphinx pickles it
+    (and saves none); ``let_go``, then ``PreparedBuild(..., environment=...)``. Sphinx still
+    loads its environment where kb takes its place, and leaves it as kb leaves the given one;
+    the pages of the next build are those Sphinx writes from the unpickled environment;
+    nothing holds the last application once it is dropped; and an environment Sphinx would
+    refuse (of another source folder) gives way to a fresh one, as Sphinx's does."""
     import gc
     import logging
     import weakref
 
-    from sphinx.application import Sphinx
+    from sphinx.application import ENV_PICKLE_FILENAME, Sphinx
     from sphinx.cmd import build as cmd
     from sphinx.environment import BuildEnvironment
     from sphinx.util import logging as sphinx_logging
@@ -466,10 +467,35 @@ def test_an_environment_given_in_memory_builds_what_the_unpickled_one_builds(tmp
 
     sites = [copy_root("listings", tmp_path / name) for name in ("sphinx", "given")]
     arguments = [["-b", "html", "-q", str(site), str(site / "_build/html")] for site in sites]
+    for site, argv in zip(sites, arguments, strict=True):
+        assert cmd.build_main(argv) == 0
+        with (site / "posts/post-03.md").open("a", encoding="utf-8") as post:
+            post.write("\nA sentence, for a build that reads this post.\n")
     assert cmd.build_main(arguments[0]) == 0
+    saved = (sites[1] / "_build/html/.doctrees" / ENV_PICKLE_FILENAME).stat()
+
+    class Aside:  # given the environment where Sphinx pickles it; saves nothing
+        def __init__(self) -> None:
+            self.given: list = []
+            self.ended: list[str] = []
+
+        def __call__(self, environment):
+            self.given.append(environment)
+            return self
+
+        def stop(self) -> None:
+            self.ended.append("stop")
+
+        def wait(self) -> None:
+            self.ended.append("wait")
+
+    aside = Aside()
     first = upstream_sphinx_build.PreparedBuild(arguments[1])
     first.prepare()
-    assert first.run(save_environment_aside=True, keep_environment=True) == 0
+    assert first.run(save_environment_aside=True, environment_aside=aside) == 0
+    assert aside.given == [first.app.env] and aside.ended == ["wait"]
+    now = (sites[1] / "_build/html/.doctrees" / ENV_PICKLE_FILENAME).stat()
+    assert (now.st_ino, now.st_mtime_ns) == (saved.st_ino, saved.st_mtime_ns)  # not saved
     app = first.app
     environment = upstream_sphinx_build.let_go(app)
     assert logging.getLogger(sphinx_logging.NAMESPACE).handlers == []
@@ -485,7 +511,7 @@ def test_an_environment_given_in_memory_builds_what_the_unpickled_one_builds(tmp
     given.prepare()
     assert given.app is not None and given.app.env is environment
     assert not given.app._fresh_env_used
-    assert given.run(save_environment_aside=True, keep_environment=True) == 0
+    assert given.run(save_environment_aside=True, environment_aside=Aside()) == 0
     outdirs = [site / "_build/html" for site in sites]
     pages = [
         {p.relative_to(o).as_posix(): p.read_bytes() for p in o.rglob("*.html")} for o in outdirs

@@ -36,9 +36,9 @@ build has finished (``B``: whether the standby built it; ``C``: whether the outp
 after ``written``, or there was none). It answers ``{"stale": true}`` instead, and exits, when
 a module it imported has changed on disk since (kb's own source while someone works on it, or
 a package upgraded): the server then starts a new worker, which imports the new code.
-``{"wait": "prepared"}`` is answered with ``{"prepared": B}`` once the standby has made its
-application (``B``: whether there is one), for tests and benchmarks that change files only
-then. End of input (the server has gone) ends the worker.
+``{"wait": "prepared"}`` is answered with ``{"prepared": B, "pid": P}`` once the standby has
+made its application (``B``: whether there is one; ``P``: its process), for tests and
+benchmarks that change files only then. End of input (the server has gone) ends the worker.
 
 Run as ``python -m kb.cli.buildworker REQUEST_FD REPLY_FD CONFDIR``.
 """
@@ -51,8 +51,10 @@ import importlib
 import importlib.metadata
 import json
 import os
+import signal
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -260,7 +262,9 @@ class Standby:
         os.close(result_write)
         self._results = os.fdopen(self.result_fd, "r", encoding="utf-8")
         self._ready = False
-        #: Whether the child is still there for the next build (it stayed after its last).
+        self._forked_here = True  # the worker's child, which it waits for
+        #: Whether a standby is still there for the next build (this one, or the copy its
+        #: build forked: :attr:`pid`).
         self.stays = False
 
     def wait_ready(self) -> None:
@@ -289,18 +293,28 @@ class Standby:
         report = _read_report(line)
         self._ready = False
         self.stays = report["stays"]
-        status = report["status"] if self.stays else self._end()
+        if self.stays and report["pid"] != self.pid:
+            # The copy its build forked stays; the process that built exits.
+            self._reap()
+            self.pid, self._forked_here = report["pid"], False
+        elif not self.stays:
+            self._end()
         if report["verdict"] != "built":
             return None
-        return status, report["imported"], changed
+        return report["status"], report["imported"], changed
 
-    def _end(self) -> int:
-        """Close this side of the pipes and wait for the child; its exit status."""
+    def _end(self) -> None:
+        """Close this side of the pipes and wait for the child to end: for its pipe to
+        close (a standby forked by the build before is not the worker's child to wait for)."""
         os.close(self.go_fd)  # end of input: a child still waiting exits without building
+        self._results.read()
         self._results.close()
-        _, wait_status = os.waitpid(self.pid, 0)
+        self._reap()
         self.stays = False
-        return os.waitstatus_to_exitcode(wait_status)
+
+    def _reap(self) -> None:
+        if self._forked_here:
+            os.waitpid(self.pid, 0)
 
     def discard(self) -> None:
         self._end()
@@ -323,17 +337,19 @@ def _read_report(line: str) -> dict:
     except ValueError:
         report = None
     if not isinstance(report, dict):
-        return {"verdict": "stale", "status": 2, "imported": [], "stays": False}
+        return {"verdict": "stale", "status": 2, "imported": [], "stays": False, "pid": 0}
     return report
 
 
-def _report(result_fd: int, verdict: str, status: int, stays: bool) -> None:
+def _report(result_fd: int, verdict: str, status: int, stays: bool, pid: int) -> None:
     """Say how the build went, on one line: whether the standby built it (``verdict``), its
     status, the modules it had imported, the lexers it compiled and the posts' days it read
-    (:func:`_imported`), and whether it stays for the next build."""
+    (:func:`_imported`), and whether a standby stays for the next build, and which process
+    it is (``pid``: this one, or the copy its build forked)."""
     sys.stdout.flush()
     sys.stderr.flush()
     report = {"verdict": verdict, "status": status, "imported": _imported(), "stays": stays}
+    report["pid"] = pid
     with (
         contextlib.suppress(BrokenPipeError),  # discarded: the worker reads no more
         open(result_fd, "w", encoding="utf-8", closefd=False) as result,
@@ -342,22 +358,49 @@ def _report(result_fd: int, verdict: str, status: int, stays: bool) -> None:
 
 
 def _stand_by(arguments: list[str], go_fd: int, result_fd: int) -> NoReturn:
-    """The standby child: prepare, wait for the word, build if still current; then, where
-    that build ended well, make the next application with its environment and wait again
-    (:func:`_stand_by_once`); otherwise, or at the end of the input, exit."""
+    """The standby child: prepare, wait for the word, build if still current
+    (:func:`_stand_by_once`); where that build ended well, the next standby goes on with its
+    environment, and this process exits once the build has; otherwise, or at the end of the
+    input, it exits.
+
+    The next standby is this process's copy, forked where Sphinx would pickle the environment
+    (:class:`_NextStandby`): it holds the environment as Sphinx would pickle it, and makes the
+    next application and what it can ahead on the other processor while the build writes its
+    pages. Where the build read nothing, there is no such point: this process goes on itself,
+    with the environment its build ended with, once that build has ended."""
     from ..incremental.collector import between_builds
 
     status = 2
     go = os.fdopen(go_fd, "rb", buffering=0)
-    given = None
+    given: BuildEnvironment | None = None
+    before: _BuildBefore | None = None
     try:
-        stays = True
-        while stays:
-            status, verdict, application, given = _stand_by_once(arguments, go, result_fd, given)
-            # The last build's application goes; if it cannot (held where kb does not know),
-            # the next build is a fresh child's, as a build's application must not pile up.
-            stays = given is not None and between_builds(application)
-            _report(result_fd, verdict, status, stays)
+        while True:
+            handed: tuple | None = None
+            try:
+                done = _stand_by_once(arguments, go, result_fd, given, before)
+            except _HandedOver as handover:  # the next standby, forked by the build
+                handed = (handover.environment, handover.application, handover.build)
+            if handed is not None:  # out of the handler: its traceback held the build's frames
+                given, application, build_before = handed
+                build_before.wait_for_its_pages()
+                # The build's application goes; if it cannot (held where kb does not know),
+                # this standby ends, as applications must not pile up: the worker forks a
+                # fresh one.
+                if not between_builds(application):
+                    build_before.end_unsaid()
+                before = build_before
+                continue
+            status = done.status
+            if done.next is not None and done.next.pid:  # the copy its build forked goes on
+                _report(result_fd, done.verdict, status, stays=True, pid=done.next.pid)
+                done.next.go_on()
+                break
+            stays = done.kept is not None and between_builds(done.application)
+            _report(result_fd, done.verdict, status, stays=stays, pid=os.getpid())
+            if not stays:
+                break
+            given, before = done.kept, None
     except KeyboardInterrupt:  # Ctrl-C in kb serve's terminal: the server stops too
         status = 130
     except BaseException:  # noqa: BLE001  (a crash must not run the worker's own loop)
@@ -373,13 +416,32 @@ def _nothing() -> None:
     return None
 
 
+@dataclass
+class _Done:
+    """How one standby's turn ended (:func:`_stand_by_once`)."""
+
+    status: int = 2
+    #: Whether it built (``"built"``) or gave way to a fresh build (``"stale"``).
+    verdict: str = "stale"
+    #: A weak reference to its application.
+    application: Callable[[], object] = _nothing
+    #: The environment for the next standby, where this process goes on with it itself.
+    kept: BuildEnvironment | None = None
+    #: The next standby, where the build forked one.
+    next: _NextStandby | None = None
+
+
 def _stand_by_once(
-    arguments: list[str], go, result_fd: int, given: BuildEnvironment | None
-) -> tuple[int, str, Callable[[], object], BuildEnvironment | None]:
+    arguments: list[str],
+    go,
+    result_fd: int,
+    given: BuildEnvironment | None,
+    before: _BuildBefore | None,
+) -> _Done:
     """One standby: prepare (with ``given``, the environment of the build before, where this
-    process made it), wait for the word, build if still current. Its exit status, whether it
-    built (``"built"``) or did not (``"stale"``), a weak reference to its application, and
-    the environment to give the next one: None unless it built and the build ended well."""
+    process made it or was forked by it: ``before``, which it waits for before it says it is
+    ready), wait for the word, build if still current. Raises :class:`_HandedOver` in the
+    next standby its build forks."""
     import weakref
 
     from ..core.output import loaded_what_is_saved, lock_build_folders, release
@@ -387,25 +449,23 @@ def _stand_by_once(
     from ..incremental.standby import Inputs, source_stamps, state_stamps, still_current
     from ..upstream.sphinx_build import PreparedBuild, let_go
 
-    status, verdict = 2, "stale"
+    done = _Done()
     made_from = None
     tell = _TellWritten(result_fd)
     word: _Word | None = None
-    application: Callable[[], object] = _nothing
-    kept = None
     try:
         prepared = PreparedBuild(arguments, environment=given)
-        given = None  # the application has it now
         args = prepared.args
         word = _Word(go, Path(args.doctreedir), Path(args.outputdir))
         early = _WhileTheLastBuildFinishes(told=word.arrived)
-        _follow_the_last_build(Path(args.outputdir), Path(args.doctreedir), early)
+        _follow_the_last_build(Path(args.outputdir), Path(args.doctreedir), early, given)
+        given = None  # the application has it now
         # Before the application is made: a file changed while it is made counts as changed.
         sources = source_stamps(args.sourcedir, args.outputdir, args.doctreedir)
         prepared.prepare()
         app = prepared.app
         if app is not None:
-            application = weakref.ref(app)
+            done.application = weakref.ref(app)
             if loaded_what_is_saved():
                 made_from = Inputs(sources, state_stamps(app))
             # While it waits, another build (make html) may take the folders; if one does,
@@ -413,6 +473,8 @@ def _stand_by_once(
             release(build_state(app).locks)
         if made_from is not None:
             work_ahead(app, told=word.arrived, begun=early)
+        if before is not None:
+            before.wait_for_its_report()  # what this says comes after it
         try:
             # Ready once it has made what it makes ahead (all of it, unless told to build
             # while it did): what it made is what it had to go by.
@@ -425,29 +487,162 @@ def _stand_by_once(
             build_state(app).locks = lock_build_folders(app)
             word.done()  # before the build forks anything: the thread has ended
             if still_current(app, made_from):
-                verdict = "built"
+                done.verdict = "built"
                 stays = _stays()
-                status = prepared.run(
+                tell.next = done.next = _NextStandby(app) if stays else None
+                done.status = prepared.run(
                     save_environment_aside=True,
                     pages_written=tell.written,
                     questions=build_state(app).questions_ahead,
-                    keep_environment=stays,
+                    environment_aside=done.next.fork if done.next else None,
                 )
                 if tell.shown is not None and not tell.shown.changed():
                     os.write(result_fd, SETTLED)
-                if status == 0 and stays:
-                    kept = let_go(app)
+                if done.next is not None and done.next.pid is None:
+                    done.next = None  # the build read nothing: no copy was forked
+                if done.status == 0 and stays and done.next is None:
+                    done.kept = let_go(app)
+    except _HandedOver:
+        raise
     except SystemExit as stop:
-        status, kept = (stop.code if isinstance(stop.code, int) else 2), None
+        done.status = stop.code if isinstance(stop.code, int) else 2
+        done.kept = None
     except KeyboardInterrupt:  # Ctrl-C in kb serve's terminal: the server stops too
-        status, kept = 130, None
+        done.status, done.kept = 130, None
     except BaseException:  # noqa: BLE001  (a crash must not run the worker's own loop)
         traceback.print_exc()
-        kept = None
+        done.kept = None
     finally:
         if word is not None:
             word.done()
-    return status, verdict, application, kept
+    if done.next is not None and done.next.pid is not None and done.status != 0:
+        done.next.stop()
+        done.next = None
+    return done
+
+
+class _HandedOver(BaseException):
+    """Raised in the next standby where its build forked it (:class:`_NextStandby`): it
+    leaves the build's frames, which are the build's process's to finish, for
+    :func:`_stand_by`'s loop. Not an ``Exception``: no handler of the build catches it."""
+
+    def __init__(self, environment: BuildEnvironment, application, build: _BuildBefore) -> None:
+        super().__init__()
+        self.environment = environment
+        self.application = application
+        self.build = build
+
+
+class _NextStandby:
+    """The build's ``environment_aside`` (:func:`kb.upstream.sphinx_build.build_update`):
+    where Sphinx would pickle the environment, fork the next standby. The copy holds the
+    environment as Sphinx would pickle it; it lets go of the build's application and locks,
+    and raises :class:`_HandedOver`. The build tells it, through a pipe of their own, when the
+    documents' pages are written (the copy begins its work then, not to slow the page) and
+    when it has said how it ended (what the copy says comes after that); a build that
+    fails stops it."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.pid: int | None = None
+        self._tell: int | None = None
+
+    def fork(self, environment: BuildEnvironment) -> _NextStandby:
+        import weakref
+
+        from ..core.output import forget_locks
+        from ..upstream.sphinx_build import let_go
+
+        read, write = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            self.pid = os.fork()
+        except OSError:  # no memory for a copy: this process goes on after its build
+            os.close(read)
+            os.close(write)
+            self.pid = None
+            return self
+        if self.pid == 0:
+            os.close(write)
+            forget_locks()  # the build's, which it holds on
+            app, self.app = self.app, None
+            application = weakref.ref(app)
+            raise _HandedOver(let_go(app), application, _BuildBefore(read))
+        os.close(read)
+        self._tell = write
+        return self
+
+    def pages_written(self) -> None:
+        self._say(_BuildBefore.PAGES)
+
+    def go_on(self) -> None:
+        """The build has said how it ended: the next standby goes on alone."""
+        self._say(_BuildBefore.REPORTED)
+        self._close()
+
+    def _say(self, word: bytes) -> None:
+        if self._tell is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._tell, word)
+
+    def _close(self) -> None:
+        if self._tell is not None:
+            os.close(self._tell)
+            self._tell = None
+
+    def stop(self) -> None:
+        """The build failed (or was stopped): the next standby goes, unused."""
+        self._close()
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = None
+
+    def wait(self) -> None:
+        """Where Sphinx's saved environment is waited for: the next standby goes on alone."""
+
+
+class _BuildBefore:
+    """The next standby's end of its pipe from the build that forked it
+    (:class:`_NextStandby`)."""
+
+    PAGES = b"p"
+    REPORTED = b"r"
+
+    def __init__(self, read: int) -> None:
+        self._read = read
+        self._heard = b""
+
+    def _until(self, word: bytes) -> None:
+        while word not in self._heard:
+            try:
+                chunk = os.read(self._read, 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if word not in self._heard:
+                    self.end_unsaid()
+                return
+            self._heard += chunk
+
+    def wait_for_its_pages(self) -> None:
+        self._until(self.PAGES)
+
+    def wait_for_its_report(self) -> None:
+        self._until(self.REPORTED)
+        os.close(self._read)
+
+    @staticmethod
+    def end_unsaid() -> NoReturn:
+        """The build ended without saying how (killed), or this standby cannot go on:
+        exit, without a word to the worker, which the build's silence has told already."""
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(2)
 
 
 class _Word:
@@ -529,13 +724,17 @@ def _load_early_from() -> int:
 
 
 def _follow_the_last_build(
-    outdir: Path, doctreedir: Path, meanwhile: _WhileTheLastBuildFinishes
+    outdir: Path,
+    doctreedir: Path,
+    meanwhile: _WhileTheLastBuildFinishes,
+    given: BuildEnvironment | None = None,
 ) -> None:
     """A standby is made once the build before it has written the documents' pages
-    (:class:`Builds`): where the environment is large, it loads the one that build saves as
-    soon as it is saved, does ``meanwhile`` while that build finishes, and takes the folders'
-    lock after (:func:`kb.core.output.load_before_locking`); otherwise it starts once no build
-    (nor the search indexer it left) holds the folders."""
+    (:class:`Builds`), or is forked by that build (:class:`_NextStandby`): where the
+    environment is large, it loads the one that build saves as soon as it is saved (or takes
+    the one it was ``given``), does ``meanwhile`` while that build finishes, and takes the
+    folders' lock after (:func:`kb.core.output.load_before_locking`); otherwise it starts
+    once no build (nor the search indexer it left) holds the folders."""
     from sphinx.application import ENV_PICKLE_FILENAME
 
     from ..core.output import load_before_locking, wait_until_no_build_holds
@@ -546,7 +745,7 @@ def _follow_the_last_build(
     except OSError:
         large = False  # none yet: the build before makes it
     if large:
-        load_before_locking(environment, meanwhile)
+        load_before_locking(environment, meanwhile, given=given is not None)
     else:
         wait_until_no_build_holds([outdir, doctreedir])
 
@@ -679,12 +878,16 @@ class _TellWritten:
     def __init__(self, result_fd: int) -> None:
         self.result_fd = result_fd
         self.shown: Shown | None = None
+        #: The next standby the build forked, told too (it begins its work then).
+        self.next: _NextStandby | None = None
 
     def written(self, app) -> None:
         from .reloads import Shown, ready_to_show, search_page
 
         ready_to_show(app)
         os.write(self.result_fd, WRITTEN)
+        if self.next is not None:
+            self.next.pages_written()
         self.shown = Shown(app.outdir, search_page(app))
 
 
@@ -727,7 +930,8 @@ class Builds:
     def wait_prepared(self) -> None:
         if self.standby is not None:
             self.standby.wait_ready()
-        self.reply({"prepared": self.standby is not None})
+        pid = self.standby.pid if self.standby is not None else None
+        self.reply({"prepared": self.standby is not None, "pid": pid})
 
     def build(self, arguments: list[str], prepare: bool) -> list[str]:
         """Build with the standby if it was made for ``arguments``, else in a fresh child;

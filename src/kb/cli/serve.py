@@ -79,6 +79,8 @@ class WarmWorker:
         self._replies = os.fdopen(self._reply_read, "r", encoding="utf-8")
         #: Whether the last build was the one the worker had prepared ahead of the change.
         self.last_prepared = False
+        #: The standby's process, as the last :meth:`wait_prepared` found it.
+        self.standby_pid: int | None = None
         #: Whether the last build changed the output after it said the pages were written
         #: (or did not say so): the browsers are to reload at its end (:mod:`.reloads`).
         self.last_changed = True
@@ -115,14 +117,17 @@ class WarmWorker:
         return json.loads(line) if line else {}
 
     def wait_prepared(self) -> bool:
-        """Wait until the next build's application is made; False if none is being made."""
+        """Wait until the next build's application is made; False if none is being made.
+        :attr:`standby_pid` is then the process that made it."""
         try:
             self._requests.write(json.dumps({"wait": "prepared"}) + "\n")
             self._requests.flush()
             line = self._replies.readline()
         except OSError as error:
             raise WorkerGone(str(error)) from error
-        return bool(json.loads(line).get("prepared")) if line else False
+        reply = json.loads(line) if line else {}
+        self.standby_pid = reply.get("pid")
+        return bool(reply.get("prepared"))
 
     def close(self) -> None:
         for stream in (self._requests, self._replies):

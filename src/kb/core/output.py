@@ -138,6 +138,16 @@ def _held_by_another(folders: list[Path]) -> bool:
     return False
 
 
+def forget_locks() -> None:
+    """In a copy of a build's process that does not carry on its work (``kb serve``'s next
+    standby, forked by the build): close the descriptors that hold the build's locks. The
+    locks stay the build's, which holds its own descriptors; the copy takes its own later."""
+    for descriptor in _HELD.values():
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+    _HELD.clear()
+
+
 def release(held: list[Path]) -> None:
     for folder in held:
         descriptor = _HELD.pop(folder, None)
@@ -187,6 +197,8 @@ class _LoadFirst:
     when_begun: _Stamp
     meanwhile: Meanwhile | None = None
     when_loaded: _Stamp = None
+    #: Whether the environment is given in memory, not loaded from the file.
+    given: bool = False
 
 
 #: Set in ``kb serve``'s standby process only (:func:`load_before_locking`).
@@ -196,7 +208,9 @@ _load_first: _LoadFirst | None = None
 _POLL_SECONDS = 0.01
 
 
-def load_before_locking(environment: Path, meanwhile: Meanwhile | None = None) -> None:
+def load_before_locking(
+    environment: Path, meanwhile: Meanwhile | None = None, given: bool = False
+) -> None:
     """For this process's build (``kb serve``'s standby, made while the last build finishes):
     wait, once the configuration is read and the sources scanned, until that build has saved
     a new ``environment`` (the file is not the one there now) or no build holds the folders;
@@ -204,9 +218,11 @@ def load_before_locking(environment: Path, meanwhile: Meanwhile | None = None) -
     which works with the environment alone until the build ends; and only then take the lock,
     without saying so (the wait is for the build the standby follows). A 70 MB environment
     (10,000 posts) then loads while the last build writes its other pages and the search
-    indexer runs, not after."""
+    indexer runs, not after. With ``given``, the application is given the environment in
+    memory, by the build it follows (which saves none): it does not wait for the file, which
+    must still be as it is now once it holds the lock."""
     global _load_first
-    _load_first = _LoadFirst(environment, _stamp(environment), meanwhile)
+    _load_first = _LoadFirst(environment, _stamp(environment), meanwhile, given=given)
 
 
 def loaded_what_is_saved() -> bool:
@@ -227,7 +243,11 @@ def _wait_for_saved_environment(app: Sphinx, config) -> None:
         return
     # The build the standby follows: until it has saved the environment, or ended.
     building = [_building(app)]
-    while _stamp(_load_first.environment) == _load_first.when_begun and _held_by_another(building):
+    while (
+        not _load_first.given
+        and _stamp(_load_first.environment) == _load_first.when_begun
+        and _held_by_another(building)
+    ):
         time.sleep(_POLL_SECONDS)
     _load_first.when_loaded = _stamp(_load_first.environment)
 

@@ -189,8 +189,8 @@ def between_builds(application: Callable[[], object | None]) -> bool:
     reference this module does not know of), nothing is frozen: the caller ends the process
     rather than keep a build's application a build longer each time."""
     global _process
-    if _process is _Process.LEFT_FROZEN:
-        gc.unfreeze()
+    if _process is not _Process.KEEPS:  # the first build froze (and a copy forked while it
+        gc.unfreeze()  # built has not seen its end, which says so)
     _process = _Process.KEEPS
     gc.collect()
     gone = application() is None

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import re
+import weakref
 from pathlib import Path
 
 from docutils import nodes
@@ -71,14 +72,17 @@ class QuietHeadingsStart(logging.Filter):
 
     def __init__(self, app: Sphinx) -> None:
         super().__init__()
-        self.app = app
+        # Weakly: the logger is the process's, and a build that does not reach
+        # build-finished (kb serve's next standby, forked while it builds) leaves it there.
+        self._app = weakref.ref(app)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if (getattr(record, "type", None), getattr(record, "subtype", None)) != ("myst", "header"):
             return True
         if not HEADINGS_START.fullmatch(record.getMessage()):
             return True
-        env = self.app.env
+        app = self._app()
+        env = app.env if app is not None else None
         location = getattr(record, "location", None)
         docname = location[0] if isinstance(location, tuple) else None
         if env is None or docname is None or docname != env.docname:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+import weakref
 from pathlib import Path
 
 from docutils import nodes
@@ -58,13 +59,16 @@ class QuietOptionComments(logging.Filter):
 
     def __init__(self, app: Sphinx) -> None:
         super().__init__()
-        self.app = app
+        # Weakly: the logger is the process's, and a build that does not reach
+        # build-finished (kb serve's next standby, forked while it builds) leaves it there.
+        self._app = weakref.ref(app)
 
     def filter(self, record: logging.LogRecord) -> bool:
         kind = (getattr(record, "type", None), getattr(record, "subtype", None))
         if kind != ("myst", "directive_comments") or not COMMENTS.search(record.getMessage()):
             return True
-        env = self.app.env
+        app = self._app()
+        env = app.env if app is not None else None
         location = getattr(record, "location", None)
         if env is None or not isinstance(location, tuple) or location[0] != env.docname:
             return True

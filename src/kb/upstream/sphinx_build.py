@@ -40,7 +40,7 @@ import sys
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING, Protocol, cast
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -52,6 +52,19 @@ if TYPE_CHECKING:
 
     #: Called with the application once a build's documents' pages are written.
     PagesWritten = Callable[[Sphinx], None]
+
+    class Aside(Protocol):
+        """What is done with the environment where Sphinx pickles it, while the pages are
+        written (:class:`EnvironmentSaver`, or what :func:`build_update` is given)."""
+
+        def stop(self) -> None:
+            """The build failed: undo what was begun, and wait for it."""
+
+        def wait(self) -> None:
+            """The pages are written: wait for what was begun."""
+
+    #: Called with the environment where Sphinx pickles it.
+    PutAside = Callable[[BuildEnvironment], Aside]
 
 
 class PreparedBuild:
@@ -126,15 +139,15 @@ class PreparedBuild:
         save_environment_aside: bool = False,
         pages_written: PagesWritten | None = None,
         questions: Questions | None = None,
-        keep_environment: bool = False,
+        environment_aside: PutAside | None = None,
     ) -> int:
         """Release the held log and build; the exit status ``sphinx-build`` would give. With
         ``save_environment_aside`` (an incremental build of the whole site, as ``kb serve``
         runs it), a forked copy of the process saves the environment while the pages are
         written (:mod:`kb.upstream.sphinx_build`), and ``pages_written`` is called once the
         documents' pages are, and ``questions`` (answered ahead) are asked which documents
-        changed (see :func:`build_update`); with ``keep_environment`` too, the environment is
-        not saved at all (see :func:`build_update`)."""
+        changed (see :func:`build_update`); ``environment_aside``, where given, is what is done
+        with the environment instead of saving it (see :func:`build_update`)."""
         import sphinx._cli.util.errors
 
         from .sphinx_build import build_update
@@ -148,7 +161,7 @@ class PreparedBuild:
         try:
             with self._contexts:
                 if aside:
-                    build_update(app, pages_written, questions, save=not keep_environment)
+                    build_update(app, pages_written, questions, environment_aside)
                 else:
                     app.build(args.force_all, args.filenames)
                 return app.statuscode
@@ -322,7 +335,7 @@ def build_update(
     app: Sphinx,
     pages_written: PagesWritten | None = None,
     questions: Questions | None = None,
-    save: bool = True,
+    environment_aside: PutAside | None = None,
 ) -> None:
     """``app.build()`` (no ``-a``, no file names: what ``kb serve`` rebuilds), the environment
     saved by a forked copy while the pages are written. ``pages_written(app)`` is called when
@@ -332,9 +345,12 @@ def build_update(
     and which changed (:class:`~kb.upstream.sphinx_read.AnsweredAhead`); by default they are
     asked of the files now, as Sphinx asks them.
 
-    Without ``save``, the environment is not saved: the process that runs the build keeps it
-    in memory for the next one (``kb serve``'s standby, :mod:`kb.cli.buildworker`), and the
-    saved environment stays the one some build before saved. A build that loads that file
+    ``environment_aside(env)``, where given, is called instead of :class:`EnvironmentSaver`,
+    where Sphinx pickles the environment (so that it is given the environment as Sphinx
+    would pickle it), and what it returns is stopped or waited for as the saver is: ``kb
+    serve``'s standby keeps the environment in memory for the next build instead
+    (:mod:`kb.cli.buildworker`), and the saved environment stays the one some build before
+    saved. A build that loads that file
     reads again each document changed since, as after any build that did not save it
     (one stopped before its copy saved it); the pages on disk are vouched for by kb's record
     of this build (:mod:`kb.core.journal`), whatever the environment they were made from."""
@@ -351,11 +367,11 @@ def build_update(
         builder.compile_update_catalogs()
         outdated = questions.outdated_pages(builder)
         if isinstance(outdated, str):
-            _build(app, ["__all__"], outdated, pages_written, questions, save)
+            _build(app, ["__all__"], outdated, pages_written, questions, environment_aside)
         else:
             to_build = set(outdated)
             summary = __("targets for %d source files that are out of date") % len(to_build)
-            _build(app, to_build, summary, pages_written, questions, save)
+            _build(app, to_build, summary, pages_written, questions, environment_aside)
         app.events.emit("build-finished", None)
     except Exception as err:
         # As Sphinx: delete the saved environment to force a fresh build next time.
@@ -372,10 +388,10 @@ def _build(
     summary: str,
     pages_written: PagesWritten | None,
     questions: Questions,
-    save: bool,
+    environment_aside: PutAside | None,
 ) -> None:
     """``Builder.build(docnames, summary, method="update")``, saving the environment aside
-    (unless ``save`` is False)."""
+    (or giving it to ``environment_aside``)."""
     from sphinx._cli.util.colour import bold
     from sphinx.application import ENV_PICKLE_FILENAME
     from sphinx.locale import __
@@ -402,7 +418,9 @@ def _build(
         logger.info(__("none found"))
 
     saver = None
-    if updated_docnames and save:
+    if updated_docnames and environment_aside is not None:
+        saver = environment_aside(env)
+    elif updated_docnames:
         saver = EnvironmentSaver(env, Path(builder.doctreedir) / ENV_PICKLE_FILENAME)
     try:
         if updated_docnames:
@@ -421,7 +439,11 @@ def _build(
             builder.parallel_ok = False
         builder.finish_tasks = SerialTasks()
         builder.write(docnames, updated_docnames, "update")
-        if pages_written is not None:
+        # Only where a document's page was written (as Builder.write chooses them): a build
+        # that wrote none has shown nothing yet, and the pages it makes next (genindex) ask
+        # for the stylesheets' checksums as they are on disk then, which kb serve's early
+        # reload would have changed (furo's code colours, written before furo writes them).
+        if pages_written is not None and (updated_docnames or docnames):
             pages_written(app)
         builder.finish()
         builder.finish_tasks.join()
