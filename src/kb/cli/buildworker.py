@@ -11,17 +11,18 @@ The worker forks the next build ahead of the change (a :class:`Standby`): while 
 reads the page, that child reads the configuration, sets up the extensions and loads the
 environment, then waits. When the author saves, it builds if what it was made from is
 unchanged but for the text of documents (:mod:`kb.incremental.standby`), and otherwise gives
-way to a fresh child. A standby whose build ended well stays: it makes the next build's
-application with the environment of that build, kept in memory, and waits again
-(:func:`_stand_by`); its builds neither save the environment nor load it. At 10,000 posts a
-forked copy took about 1.2 s of processor time to pickle the environment on every save and
-the next standby 0.5 s to load it, on two processors that a save every 3.3 s kept busy. The
-child tells the worker, after each build, the modules it imported, the lexers it compiled and
-the posts' days it read (:func:`kb.core.drafts.days_read`), so that the children it forks
-next start with them too.
+way to a fresh child. The build of a standby forks the next standby itself, where Sphinx
+would pickle the environment (:class:`_NextStandby`): that copy holds the environment as Sphinx
+would have pickled it, and makes the next build's application with it on the other processor
+while the build writes its pages (:func:`_stand_by`). No build after the first standby's
+loads the environment or saves it: at 10,000 posts a forked copy took about 1.2 s of processor
+time to pickle it on every save and the next standby 0.5 s to load it, on two processors that
+a save every 3.3 s kept busy. Each standby tells the worker, after its build, the modules it
+imported, the lexers it compiled and the posts' days it read
+(:func:`kb.core.drafts.days_read`), so that the children it forks next start with them too.
 
-A standby that does not stay (the first, or :data:`STAY_VARIABLE` set to ``0``) has the next
-one forked as soon as its build has written the documents' pages, not when it ends. Where
+Where :data:`STAY_VARIABLE` is set to ``0`` (or the first time), the next standby is forked
+by the worker as soon as the build has written the documents' pages, not when it ends. Where
 the environment is large (:data:`LOAD_WHILE_THE_LAST_BUILD_FINISHES`), that child scans the
 sources and loads the environment the build saves while the build writes the other pages,
 and takes the folders' lock only then (:func:`kb.core.output.load_before_locking`).
@@ -243,9 +244,10 @@ class Standby:
     (:func:`kb.incremental.standby.still_current`), and otherwise says so and exits: the worker
     then builds in a fresh child, as it does with no standby.
 
-    A standby whose build ended well :attr:`stays`: it keeps that build's environment in
-    memory and makes the next build's application with it (:func:`_stand_by`), so that no
-    build after it loads the environment from disk, and the worker forks no new one."""
+    A standby whose build ended well :attr:`stays`: the copy its build forked (or, where the
+    build read nothing, the same process) makes the next build's application with that
+    build's environment (:func:`_stand_by`), and the worker forks no new one; :attr:`pid` is
+    then that process, which is not the worker's child."""
 
     def __init__(self, arguments: list[str], keep_open: tuple[int, ...] = ()) -> None:
         self.arguments = arguments
@@ -446,6 +448,7 @@ def _stand_by_once(
 
     from ..core.output import loaded_what_is_saved, lock_build_folders, release
     from ..core.state import build_state
+    from ..incremental.collector import build_to_hand_over
     from ..incremental.standby import Inputs, source_stamps, state_stamps, still_current
     from ..upstream.sphinx_build import PreparedBuild, let_go
 
@@ -490,6 +493,8 @@ def _stand_by_once(
                 done.verdict = "built"
                 stays = _stays()
                 tell.next = done.next = _NextStandby(app) if stays else None
+                if stays:
+                    build_to_hand_over()
                 done.status = prepared.run(
                     save_environment_aside=True,
                     pages_written=tell.written,
