@@ -50,6 +50,16 @@ every build, while the tiny sites the tests build took 0.4 s each. So the second
 process gives back what the first one froze, once, and from then on the process freezes
 nothing: its builds pause the collector while the environment loads, and leave their garbage
 to the collector as any program does.
+
+``kb serve``'s standby that goes on after its build (:mod:`kb.cli.buildworker`: the build
+forks the next standby where Sphinx would pickle the environment) is a process of its own
+kind. Once the build before it has written its pages, it collects that build's application
+and freezes what is left, the environment among it (:func:`between_builds`); the first time,
+it gives back first what the first standby's build froze. From then on it freezes nothing:
+the collector runs while it makes its application, is paused while it works ahead and stays
+off through its build (:func:`build_to_hand_over`), since that process ends with its build
+and the copy it forks collects, once, on the other processor while the build writes. What
+it made ahead is then walked by no collection of the build.
 """
 
 from __future__ import annotations
