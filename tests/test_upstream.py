@@ -379,13 +379,27 @@ def _assert_in_order(source: str, *steps: str) -> None:
     assert order == sorted(order)
 
 
+def _built_and_edited(tmp_path, second: str, post: str, text: str):
+    """Two copies of the listings root, each built by ``sphinx-build``, then ``post`` given
+    ``text`` in both and the first built again: the second is for kb's way of building it."""
+    from sphinx.cmd import build as cmd
+
+    sites = [copy_root("listings", tmp_path / name) for name in ("sphinx", second)]
+    arguments = [["-b", "html", "-q", str(site), str(site / "_build/html")] for site in sites]
+    for site, argv in zip(sites, arguments, strict=True):
+        assert cmd.build_main(argv) == 0
+        with (site / f"posts/{post}.md").open("a", encoding="utf-8") as edited:
+            edited.write(f"\n{text}\n")
+    assert cmd.build_main(arguments[0]) == 0
+    return sites, arguments
+
+
 def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_path):
     """kb serve's standby builds an edit through kb.upstream.sphinx_build: Sphinx's steps are
     still the ones it copies, in that order, and it writes the pages and saves the environment
     that Sphinx's own build writes and saves."""
     from sphinx.application import ENV_PICKLE_FILENAME, Sphinx
     from sphinx.builders import Builder
-    from sphinx.cmd import build as cmd
 
     _assert_in_order(
         inspect.getsource(Builder.build),
@@ -405,13 +419,9 @@ def test_an_update_saving_the_environment_aside_builds_what_sphinx_builds(tmp_pa
     for step in ("self._warncount", "self._fail_on_warnings", "self.builder.cleanup()"):
         assert step in application
 
-    sites = [copy_root("listings", tmp_path / name) for name in ("sphinx", "aside")]
-    arguments = [["-b", "html", "-q", str(site), str(site / "_build/html")] for site in sites]
-    for site, argv in zip(sites, arguments, strict=True):
-        assert cmd.build_main(argv) == 0
-        with (site / "posts/post-05.md").open("a", encoding="utf-8") as post:
-            post.write("\nA paragraph added by the edit.\n")
-    assert cmd.build_main(arguments[0]) == 0
+    sites, arguments = _built_and_edited(
+        tmp_path, "aside", "post-05", "A paragraph added by the edit."
+    )
     prepared = upstream_sphinx_build.PreparedBuild(arguments[1])
     prepared.prepare()
     assert prepared.run(save_environment_aside=True) == 0
@@ -465,13 +475,9 @@ def test_an_environment_given_in_memory_builds_what_the_unpickled_one_builds(tmp
     setup = inspect.getsource(sphinx_logging.setup)
     assert "logging.getLogger(NAMESPACE)" in setup and "logger.removeHandler(handler)" in setup
 
-    sites = [copy_root("listings", tmp_path / name) for name in ("sphinx", "given")]
-    arguments = [["-b", "html", "-q", str(site), str(site / "_build/html")] for site in sites]
-    for site, argv in zip(sites, arguments, strict=True):
-        assert cmd.build_main(argv) == 0
-        with (site / "posts/post-03.md").open("a", encoding="utf-8") as post:
-            post.write("\nA sentence, for a build that reads this post.\n")
-    assert cmd.build_main(arguments[0]) == 0
+    sites, arguments = _built_and_edited(
+        tmp_path, "given", "post-03", "A sentence, for a build that reads this post."
+    )
     saved = (sites[1] / "_build/html/.doctrees" / ENV_PICKLE_FILENAME).stat()
 
     class Aside:  # given the environment where Sphinx pickles it; saves nothing
